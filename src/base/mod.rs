@@ -1,0 +1,125 @@
+//! Shared vocabulary: ids, virtual time, and the seeded generator.
+//!
+//! Nothing here reads a clock or an OS random source: time is a number the driver passes in,
+//! randomness comes from a seed the driver hands over.
+
+mod rng;
+
+pub use rng::Rng;
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A Raft term.
+pub type Term = u64;
+/// A Raft log index (1-based; 0 means "none").
+pub type Index = u64;
+/// An MVCC revision.
+pub type Revision = i64;
+/// Virtual time in milliseconds since the world started.
+pub type Millis = u64;
+
+/// A member of the cluster: `m1`, `m2`, ... (0 is never a member).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub struct MemberId(pub u64);
+
+impl MemberId {
+    /// Parses `m3` into `MemberId(3)`.
+    pub fn parse(name: &str) -> Option<MemberId> {
+        let digits = name.strip_prefix('m')?;
+        if digits.is_empty() || digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        digits.parse().ok().map(MemberId)
+    }
+}
+
+impl fmt::Display for MemberId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "m{}", self.0)
+    }
+}
+
+impl fmt::Debug for MemberId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "m{}", self.0)
+    }
+}
+
+impl From<MemberId> for String {
+    fn from(id: MemberId) -> String {
+        id.to_string()
+    }
+}
+
+impl TryFrom<String> for MemberId {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        MemberId::parse(&s).ok_or_else(|| format!("bad member name {s:?}"))
+    }
+}
+
+/// Formats a virtual duration the way the scripts accept it back: `1.5s`, `250ms`.
+pub fn format_duration(ms: Millis) -> String {
+    if ms >= 1000 && ms % 100 == 0 {
+        let whole = ms / 1000;
+        let tenths = (ms % 1000) / 100;
+        if tenths == 0 {
+            format!("{whole}s")
+        } else {
+            format!("{whole}.{tenths}s")
+        }
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+/// Parses `250ms`, `2s`, `1.5s`, `1m`, or a bare number of milliseconds.
+pub fn parse_duration(text: &str) -> Option<Millis> {
+    let (number, scale) = if let Some(n) = text.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = text.strip_suffix('s') {
+        (n, 1000.0)
+    } else if let Some(n) = text.strip_suffix('m') {
+        (n, 60_000.0)
+    } else {
+        (text, 1.0)
+    };
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
+    let value: f64 = number.parse().ok()?;
+    let ms = (value * scale).round();
+    (ms.is_finite() && (0.0..=1e15).contains(&ms)).then_some(ms as Millis)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn member_names_round_trip() {
+        assert_eq!(MemberId::parse("m1"), Some(MemberId(1)));
+        assert_eq!(MemberId::parse("m11").map(|m| m.to_string()), Some("m11".into()));
+        for bad in ["", "m", "m0", "m01", "x1", "m1x", "m-1", "M1"] {
+            assert_eq!(MemberId::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn durations_parse_and_format() {
+        assert_eq!(parse_duration("250ms"), Some(250));
+        assert_eq!(parse_duration("2s"), Some(2000));
+        assert_eq!(parse_duration("1.5s"), Some(1500));
+        assert_eq!(parse_duration("1m"), Some(60_000));
+        assert_eq!(parse_duration("40"), Some(40));
+        for bad in ["", "s", "-1s", "1h", "1e9s", "nan", "1..2s"] {
+            assert_eq!(parse_duration(bad), None, "{bad:?}");
+        }
+        assert_eq!(format_duration(1500), "1.5s");
+        assert_eq!(format_duration(2000), "2s");
+        assert_eq!(format_duration(250), "250ms");
+    }
+}

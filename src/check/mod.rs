@@ -1,0 +1,1 @@
+//! Invariant checkers over read-only views of the world, one file per property.

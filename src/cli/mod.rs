@@ -1,0 +1,2 @@
+//! The native command-line tool.
+pub fn main() -> i32 { 0 }

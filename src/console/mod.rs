@@ -1,0 +1,1 @@
+//! Command lines: the simulator's verbs now; `etcdctl`, `etcdutl` and `kubectl` later.

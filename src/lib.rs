@@ -1,0 +1,18 @@
+//! Raft Lab: etcd and the Kubernetes control plane as a deterministic simulation.
+//!
+//! Layers (see DESIGN.md): `base` → `raft`, `mvcc`, `sim` → `etcd` → `kube` → `console`,
+//! with `check` reading views. Only `ui` (wasm32) and `cli` (native) touch the outside world.
+
+pub mod base;
+pub mod check;
+pub mod console;
+pub mod etcd;
+pub mod kube;
+pub mod mvcc;
+pub mod raft;
+pub mod sim;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
+#[cfg(target_arch = "wasm32")]
+pub mod ui;

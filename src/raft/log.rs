@@ -1,0 +1,327 @@
+//! The replicated log: a compacted prefix (the snapshot point) followed by entries, and the
+//! bookkeeping of what is persisted, committed and applied.
+
+use crate::base::{Index, Term};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    /// A client command (or the empty entry a new leader appends).
+    Normal,
+    /// A membership change; its data is an encoded `ConfChange`.
+    Config,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    pub index: Index,
+    pub term: Term,
+    pub kind: EntryKind,
+    pub data: Vec<u8>,
+}
+
+impl Entry {
+    pub fn normal(index: Index, term: Term, data: Vec<u8>) -> Entry {
+        Entry { index, term, kind: EntryKind::Normal, data }
+    }
+
+    /// How the entry is shown in transcripts, traces and the UI: `3@2` plus a data summary.
+    pub fn describe(&self) -> String {
+        let summary = match self.kind {
+            EntryKind::Config => "conf".to_string(),
+            EntryKind::Normal if self.data.is_empty() => "noop".to_string(),
+            EntryKind::Normal => summarize(&self.data),
+        };
+        format!("{}@{} {}", self.index, self.term, summary)
+    }
+}
+
+/// A short printable summary of entry data.
+pub fn summarize(data: &[u8]) -> String {
+    const MAX: usize = 24;
+    let text: String = String::from_utf8_lossy(data)
+        .chars()
+        .map(|c| if c.is_control() { '.' } else { c })
+        .collect();
+    if text.chars().count() > MAX {
+        let cut: String = text.chars().take(MAX - 1).collect();
+        format!("{cut}…")
+    } else {
+        text
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RaftLog {
+    /// Everything up to here is compacted into the snapshot.
+    pub snapshot_index: Index,
+    pub snapshot_term: Term,
+    /// `entries[0].index == snapshot_index + 1`.
+    pub entries: Vec<Entry>,
+    /// Entries up to here are on disk.
+    pub stable_index: Index,
+    pub committed: Index,
+    pub applied: Index,
+}
+
+impl RaftLog {
+    /// A log rebuilt from durable state: everything in it is stable, nothing is known to be
+    /// committed beyond the snapshot.
+    pub fn restore(snapshot_index: Index, snapshot_term: Term, entries: Vec<Entry>) -> RaftLog {
+        let stable_index = entries.last().map_or(snapshot_index, |e| e.index);
+        RaftLog {
+            snapshot_index,
+            snapshot_term,
+            entries,
+            stable_index,
+            committed: snapshot_index,
+            applied: snapshot_index,
+        }
+    }
+
+    pub fn first_index(&self) -> Index {
+        self.snapshot_index + 1
+    }
+
+    pub fn last_index(&self) -> Index {
+        self.entries.last().map_or(self.snapshot_index, |e| e.index)
+    }
+
+    pub fn last_term(&self) -> Term {
+        self.entries.last().map_or(self.snapshot_term, |e| e.term)
+    }
+
+    /// The term of entry `index`; None if compacted away or not yet in the log.
+    pub fn term(&self, index: Index) -> Option<Term> {
+        if index == self.snapshot_index {
+            return Some(self.snapshot_term);
+        }
+        self.entry(index).map(|e| e.term)
+    }
+
+    pub fn entry(&self, index: Index) -> Option<&Entry> {
+        if index <= self.snapshot_index {
+            return None;
+        }
+        self.entries.get((index - self.snapshot_index - 1) as usize)
+    }
+
+    pub fn match_term(&self, index: Index, term: Term) -> bool {
+        self.term(index) == Some(term)
+    }
+
+    /// §5.4.1: a candidate's log is at least as up to date as ours.
+    pub fn is_up_to_date(&self, last_index: Index, last_term: Term) -> bool {
+        last_term > self.last_term() || (last_term == self.last_term() && last_index >= self.last_index())
+    }
+
+    /// Entries from `from` on, at most `max` of them.
+    pub fn entries_from(&self, from: Index, max: usize) -> Vec<Entry> {
+        if from <= self.snapshot_index || from > self.last_index() {
+            return Vec::new();
+        }
+        let start = (from - self.snapshot_index - 1) as usize;
+        let end = start.saturating_add(max).min(self.entries.len());
+        self.entries[start..end].to_vec()
+    }
+
+    /// Entries not yet on disk.
+    pub fn unstable_entries(&self) -> Vec<Entry> {
+        self.entries_from(self.stable_index + 1, usize::MAX)
+    }
+
+    /// Committed entries not yet handed to the state machine.
+    pub fn next_committed(&self) -> Vec<Entry> {
+        let from = self.applied.max(self.snapshot_index) + 1;
+        let to = self.committed.min(self.last_index());
+        if to < from {
+            return Vec::new();
+        }
+        self.entries_from(from, (to - from + 1) as usize)
+    }
+
+    /// Appends after truncating anything at or after the first new entry's index.
+    pub fn append(&mut self, new: &[Entry]) {
+        let Some(first) = new.first() else { return };
+        let keep = first.index.saturating_sub(self.snapshot_index + 1) as usize;
+        self.entries.truncate(keep);
+        self.entries.extend_from_slice(new);
+        self.stable_index = self.stable_index.min(first.index - 1);
+    }
+
+    /// The first entry of `new` whose term disagrees with ours, or that we lack.
+    pub fn find_conflict(&self, new: &[Entry]) -> Option<Index> {
+        new.iter().find(|e| !self.match_term(e.index, e.term)).map(|e| e.index)
+    }
+
+    /// The largest index ≤ `index` whose term is ≤ `term` (fast backtracking, etcd's
+    /// `findConflictByTerm`): the leader can skip a whole term of conflicting entries.
+    pub fn find_conflict_by_term(&self, index: Index, term: Term) -> Index {
+        let mut i = index.min(self.last_index());
+        while i > self.snapshot_index {
+            match self.term(i) {
+                Some(t) if t > term => i -= 1,
+                _ => break,
+            }
+        }
+        i
+    }
+
+    /// Follower side of AppendEntries (§5.3): None when the consistency check fails, else the
+    /// index of the last entry the leader's message vouches for.
+    /// `overwrote_committed` is set when a conflicting entry at or below the commit index was
+    /// replaced: impossible in correct Raft, possible under a rule-breaking teaching switch.
+    pub fn maybe_append(
+        &mut self,
+        prev_index: Index,
+        prev_term: Term,
+        commit: Index,
+        new: &[Entry],
+        overwrote_committed: &mut bool,
+    ) -> Option<Index> {
+        if !self.match_term(prev_index, prev_term) {
+            return None;
+        }
+        let last_new = prev_index + new.len() as Index;
+        if let Some(conflict) = self.find_conflict(new) {
+            if conflict <= self.committed {
+                *overwrote_committed = true;
+            }
+            let offset = (conflict - prev_index - 1) as usize;
+            self.append(&new[offset..]);
+        }
+        self.commit_to(commit.min(last_new));
+        Some(last_new)
+    }
+
+    pub fn commit_to(&mut self, index: Index) {
+        if index > self.committed {
+            self.committed = index.min(self.last_index());
+        }
+    }
+
+    /// Drops entries up to `index` (which must be applied) into the snapshot point.
+    pub fn compact_to(&mut self, index: Index) -> bool {
+        if index <= self.snapshot_index || index > self.applied {
+            return false;
+        }
+        let Some(term) = self.term(index) else { return false };
+        let drop = (index - self.snapshot_index) as usize;
+        self.entries.drain(..drop);
+        self.snapshot_index = index;
+        self.snapshot_term = term;
+        true
+    }
+
+    /// Replaces the whole log by a snapshot's point (InstallSnapshot, §7).
+    pub fn restore_snapshot(&mut self, index: Index, term: Term) {
+        if self.match_term(index, term) {
+            // We have the entry: keep the suffix, as the paper says.
+            let drop = (index - self.snapshot_index) as usize;
+            self.entries.drain(..drop);
+        } else {
+            self.entries.clear();
+        }
+        self.snapshot_index = index;
+        self.snapshot_term = term;
+        self.committed = self.committed.max(index);
+        self.applied = self.applied.max(index);
+        self.stable_index = self.stable_index.max(index);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log_of(terms: &[Term]) -> RaftLog {
+        let entries = terms
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Entry::normal(i as Index + 1, *t, vec![]))
+            .collect();
+        RaftLog::restore(0, 0, entries)
+    }
+
+    fn ents(first: Index, terms: &[Term]) -> Vec<Entry> {
+        terms
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Entry::normal(first + i as Index, *t, vec![]))
+            .collect()
+    }
+
+    #[test]
+    fn up_to_date_compares_last_term_then_length() {
+        let log = log_of(&[1, 2, 2]);
+        assert!(log.is_up_to_date(3, 2));
+        assert!(log.is_up_to_date(1, 3));
+        assert!(!log.is_up_to_date(2, 2));
+        assert!(!log.is_up_to_date(9, 1));
+    }
+
+    #[test]
+    fn maybe_append_table() {
+        // §5.3: (prev_index, prev_term, new terms) on log [1,2,3] -> result and resulting terms
+        let cases: &[(Index, Term, &[Term], Option<Index>, &[Term])] = &[
+            (3, 3, &[], Some(3), &[1, 2, 3]),
+            (3, 2, &[4], None, &[1, 2, 3]),
+            (4, 3, &[4], None, &[1, 2, 3]),
+            (3, 3, &[4], Some(4), &[1, 2, 3, 4]),
+            (1, 1, &[2], Some(2), &[1, 2, 3]), // already have it: no truncation
+            (1, 1, &[4, 4], Some(3), &[1, 4, 4]), // conflict at 2: truncate and replace
+            (0, 0, &[1, 2, 3, 5], Some(4), &[1, 2, 3, 5]),
+        ];
+        for (prev_index, prev_term, new, want, want_terms) in cases {
+            let mut log = log_of(&[1, 2, 3]);
+            let mut overwrote = false;
+            let got = log.maybe_append(*prev_index, *prev_term, 0, &ents(prev_index + 1, new), &mut overwrote);
+            assert_eq!(got, *want, "prev {prev_index}@{prev_term} new {new:?}");
+            let terms: Vec<Term> = log.entries.iter().map(|e| e.term).collect();
+            assert_eq!(terms, *want_terms);
+            assert!(!overwrote);
+        }
+    }
+
+    #[test]
+    fn commit_never_passes_last_new_entry() {
+        let mut log = log_of(&[1, 1, 1, 1]);
+        let mut overwrote = false;
+        log.maybe_append(1, 1, 100, &ents(2, &[1]), &mut overwrote);
+        assert_eq!(log.committed, 2);
+    }
+
+    #[test]
+    fn find_conflict_by_term_skips_whole_terms() {
+        let log = log_of(&[1, 1, 2, 2, 3, 3]);
+        assert_eq!(log.find_conflict_by_term(6, 2), 4);
+        assert_eq!(log.find_conflict_by_term(6, 1), 2);
+        assert_eq!(log.find_conflict_by_term(6, 0), 0);
+        assert_eq!(log.find_conflict_by_term(9, 3), 6);
+    }
+
+    #[test]
+    fn append_moves_stable_back_on_truncation() {
+        let mut log = log_of(&[1, 1, 1]);
+        assert_eq!(log.stable_index, 3);
+        log.append(&ents(2, &[2]));
+        assert_eq!(log.stable_index, 1);
+        assert_eq!(log.last_index(), 2);
+        assert_eq!(log.unstable_entries().len(), 1);
+    }
+
+    #[test]
+    fn compaction_keeps_terms_answerable() {
+        let mut log = log_of(&[1, 1, 2, 2]);
+        log.committed = 3;
+        log.applied = 3;
+        assert!(!log.compact_to(4), "cannot compact past applied");
+        assert!(log.compact_to(3));
+        assert_eq!(log.term(3), Some(2));
+        assert_eq!(log.term(2), None);
+        assert_eq!(log.first_index(), 4);
+        assert_eq!(log.entries_from(4, 10).len(), 1);
+        assert!(log.entries_from(2, 10).is_empty());
+    }
+}

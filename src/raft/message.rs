@@ -1,0 +1,141 @@
+//! Everything that goes into a Raft node: peer messages and local events alike, so tests, the
+//! simulator and the UI feed the engine through one door.
+
+use super::log::Entry;
+use crate::base::{Index, MemberId, Term};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub from: MemberId,
+    pub to: MemberId,
+    /// 0 for local messages (Hup, Beat, Propose), which skip the term check.
+    pub term: Term,
+    pub body: Body,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Body {
+    /// Local: the election timer fired (or the user forced a timeout).
+    Hup,
+    /// Local: the heartbeat timer fired on a leader.
+    Beat,
+    /// A client proposal; a follower forwards it to its leader.
+    Propose { data: Vec<u8> },
+    /// Local: the user asked this leader to hand over to `to`.
+    TransferLeader { target: MemberId },
+    PreVote { last_index: Index, last_term: Term },
+    PreVoteResp { reject: bool },
+    RequestVote { last_index: Index, last_term: Term, transfer: bool },
+    RequestVoteResp { reject: bool },
+    /// AppendEntries; a heartbeat is one with no entries and `heartbeat` set.
+    Append {
+        prev_index: Index,
+        prev_term: Term,
+        entries: Vec<Entry>,
+        commit: Index,
+        heartbeat: bool,
+        /// Nonzero on heartbeats that confirm leadership for a ReadIndex round.
+        read_ctx: u64,
+    },
+    AppendResp {
+        /// Accepted: last index the append vouched for. Rejected: the prev_index refused.
+        index: Index,
+        reject: bool,
+        /// Rejected: the follower's guess where the logs agree, and its term there.
+        hint_index: Index,
+        hint_term: Term,
+        heartbeat: bool,
+        read_ctx: u64,
+    },
+    /// InstallSnapshot (§7): the state machine up to `index`, and the voters then.
+    Snapshot { index: Index, term: Term, voters: Vec<MemberId>, learners: Vec<MemberId>, data: Vec<u8> },
+    /// Leadership transfer: start an election now, skipping pre-vote (thesis §3.10).
+    TimeoutNow,
+    /// A linearizable read: which commit index is safe to read at (§8, thesis §6.4).
+    ReadIndex { ctx: u64 },
+    ReadIndexResp { ctx: u64, index: Index },
+}
+
+impl Message {
+    pub fn local(to: MemberId, body: Body) -> Message {
+        Message { from: to, to, term: 0, body }
+    }
+
+    /// The name shown in the UI, traces and transcripts.
+    pub fn kind(&self) -> &'static str {
+        match &self.body {
+            Body::Hup => "Hup",
+            Body::Beat => "Beat",
+            Body::Propose { .. } => "Propose",
+            Body::TransferLeader { .. } => "TransferLeader",
+            Body::PreVote { .. } => "PreVote",
+            Body::PreVoteResp { .. } => "PreVoteResp",
+            Body::RequestVote { .. } => "RequestVote",
+            Body::RequestVoteResp { .. } => "RequestVoteResp",
+            Body::Append { heartbeat: true, .. } => "Heartbeat",
+            Body::Append { .. } => "AppendEntries",
+            Body::AppendResp { heartbeat: true, .. } => "HeartbeatResp",
+            Body::AppendResp { .. } => "AppendResp",
+            Body::Snapshot { .. } => "InstallSnapshot",
+            Body::TimeoutNow => "TimeoutNow",
+            Body::ReadIndex { .. } => "ReadIndex",
+            Body::ReadIndexResp { .. } => "ReadIndexResp",
+        }
+    }
+
+    /// One line, the same everywhere: `m1->m2 RequestVote term=3 last=5@2`.
+    pub fn describe(&self) -> String {
+        let head = format!("{}->{} {} term={}", self.from, self.to, self.kind(), self.term);
+        let tail = match &self.body {
+            Body::Hup | Body::Beat | Body::TimeoutNow => String::new(),
+            Body::Propose { data } => format!(" data={}", super::log::summarize(data)),
+            Body::TransferLeader { target } => format!(" target={target}"),
+            Body::PreVote { last_index, last_term } => format!(" last={last_index}@{last_term}"),
+            Body::RequestVote { last_index, last_term, transfer } => format!(
+                " last={last_index}@{last_term}{}",
+                if *transfer { " transfer" } else { "" }
+            ),
+            Body::PreVoteResp { reject } | Body::RequestVoteResp { reject } => {
+                (if *reject { " rejected" } else { " granted" }).to_string()
+            }
+            Body::Append { prev_index, prev_term, entries, commit, read_ctx, .. } => {
+                let mut s = format!(" prev={prev_index}@{prev_term} commit={commit}");
+                if !entries.is_empty() {
+                    let list: Vec<String> = entries.iter().map(Entry::describe).collect();
+                    s.push_str(&format!(" entries=[{}]", list.join(", ")));
+                }
+                if *read_ctx != 0 {
+                    s.push_str(&format!(" read={read_ctx}"));
+                }
+                s
+            }
+            Body::AppendResp { index, reject, hint_index, hint_term, read_ctx, .. } => {
+                let mut s = if *reject {
+                    format!(" rejected index={index} hint={hint_index}@{hint_term}")
+                } else {
+                    format!(" index={index}")
+                };
+                if *read_ctx != 0 {
+                    s.push_str(&format!(" read={read_ctx}"));
+                }
+                s
+            }
+            Body::Snapshot { index, term, voters, .. } => {
+                let names: Vec<String> = voters.iter().map(|v| v.to_string()).collect();
+                format!(" snapshot={index}@{term} voters={}", names.join(","))
+            }
+            Body::ReadIndex { ctx } => format!(" ctx={ctx}"),
+            Body::ReadIndexResp { ctx, index } => format!(" ctx={ctx} index={index}"),
+        };
+        head + &tail
+    }
+
+    /// Entries carried (for the UI's "AppendEntries(3)" labels).
+    pub fn entry_count(&self) -> usize {
+        match &self.body {
+            Body::Append { entries, .. } => entries.len(),
+            _ => 0,
+        }
+    }
+}

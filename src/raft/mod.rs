@@ -1,0 +1,158 @@
+//! Consensus: a sans-IO Raft state machine in the shape of etcd-io/raft.
+//!
+//! Feed it with [`Raft::tick`], [`Raft::step`] and [`Raft::propose`]; act on its [`Ready`]
+//! (persist, send, apply) and call [`Raft::advance`]. [`Durable`] is the durable state a
+//! driver keeps for one member, and [`RaftView`] what the UI and the checkers read.
+
+mod log;
+mod message;
+mod node;
+mod progress;
+mod quorum;
+
+pub use log::{summarize, Entry, EntryKind, RaftLog};
+pub use message::{Body, Message};
+pub use node::{
+    Config, HardState, LeaderState, NodeEvent, ProposeError, Raft, Ready, ReadState, Role, RoleName,
+    TeachingSwitches,
+};
+pub use progress::{Progress, ProgressState};
+pub use quorum::{JointConfig, Majority, VoteResult};
+
+use crate::base::{Index, MemberId, Rng, Term};
+use serde::Serialize;
+
+/// What survives a crash: the hard state and the log as it reached the disk.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Durable {
+    pub hard: HardState,
+    pub snapshot_index: Index,
+    pub snapshot_term: Term,
+    pub entries: Vec<Entry>,
+}
+
+impl Durable {
+    /// Step 1 of the Ready contract.
+    pub fn persist(&mut self, rd: &Ready) {
+        if let Some(hard) = rd.hard_state {
+            self.hard = hard;
+        }
+        if let Some(first) = rd.entries.first() {
+            let keep = first.index.saturating_sub(self.snapshot_index + 1) as usize;
+            self.entries.truncate(keep);
+            self.entries.extend_from_slice(&rd.entries);
+        }
+    }
+
+    /// A node rebuilt from this durable state.
+    pub fn restart(&self, config: Config, rng: Rng) -> Raft {
+        let log = RaftLog::restore(self.snapshot_index, self.snapshot_term, self.entries.clone());
+        Raft::restart(config, rng, self.hard, log)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EntryView {
+    pub index: Index,
+    pub term: Term,
+    pub kind: EntryKind,
+    pub summary: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProgressView {
+    pub member: MemberId,
+    pub match_index: Index,
+    pub next_index: Index,
+    pub state: ProgressState,
+    pub inflight: usize,
+    pub recent_active: bool,
+    pub learner: bool,
+}
+
+/// A read-only picture of one node, for the UI and the invariant checkers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RaftView {
+    pub id: MemberId,
+    pub role: RoleName,
+    pub term: Term,
+    pub vote: Option<MemberId>,
+    pub leader: Option<MemberId>,
+    pub commit: Index,
+    pub applied: Index,
+    pub stable: Index,
+    pub snapshot_index: Index,
+    pub last_index: Index,
+    pub last_term: Term,
+    pub log: Vec<EntryView>,
+    pub progress: Vec<ProgressView>,
+    pub election_elapsed: u32,
+    pub election_timeout: u32,
+    pub voters: Vec<MemberId>,
+    pub learners: Vec<MemberId>,
+    pub transferee: Option<MemberId>,
+}
+
+impl Raft {
+    pub fn view(&self) -> RaftView {
+        let log = self
+            .log
+            .entries
+            .iter()
+            .map(|e| EntryView {
+                index: e.index,
+                term: e.term,
+                kind: e.kind,
+                summary: match e.kind {
+                    EntryKind::Normal if e.data.is_empty() => "noop".into(),
+                    EntryKind::Normal => summarize(&e.data),
+                    EntryKind::Config => "conf".into(),
+                },
+            })
+            .collect();
+        let (progress, transferee) = match self.leader_state() {
+            Some(state) => (
+                state
+                    .progress
+                    .iter()
+                    .map(|(id, pr)| ProgressView {
+                        member: *id,
+                        match_index: pr.match_index,
+                        next_index: pr.next_index,
+                        state: pr.state,
+                        inflight: pr.inflights.len(),
+                        recent_active: pr.recent_active,
+                        learner: pr.is_learner,
+                    })
+                    .collect(),
+                state.transferee,
+            ),
+            None => (Vec::new(), None),
+        };
+        let election_timeout = if self.is_leader() {
+            self.config.election_tick
+        } else {
+            self.randomized_election_timeout
+        };
+        RaftView {
+            id: self.id,
+            role: self.role_name(),
+            term: self.term,
+            vote: self.vote,
+            leader: self.leader,
+            commit: self.log.committed,
+            applied: self.log.applied,
+            stable: self.log.stable_index,
+            snapshot_index: self.log.snapshot_index,
+            last_index: self.log.last_index(),
+            last_term: self.log.last_term(),
+            log,
+            progress,
+            election_elapsed: self.election_elapsed,
+            election_timeout,
+            voters: self.voters.voters().into_iter().collect(),
+            learners: self.learners.iter().copied().collect(),
+            transferee,
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! Majorities, and joint majorities for membership changes (Raft §6, thesis §4.3).
+
+use crate::base::{Index, MemberId};
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VoteResult {
+    Pending,
+    Won,
+    Lost,
+}
+
+/// A set of voters deciding by simple majority: quorum = ⌊N/2⌋ + 1.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Majority {
+    pub voters: BTreeSet<MemberId>,
+}
+
+impl Majority {
+    pub fn new(voters: impl IntoIterator<Item = MemberId>) -> Majority {
+        Majority { voters: voters.into_iter().collect() }
+    }
+
+    pub fn quorum(&self) -> usize {
+        self.voters.len() / 2 + 1
+    }
+
+    /// The largest index that a quorum has matched. An empty config commits everything, so a
+    /// joint config with an empty outgoing half behaves as the incoming half alone.
+    pub fn committed_index(&self, matched: impl Fn(MemberId) -> Option<Index>) -> Index {
+        if self.voters.is_empty() {
+            return Index::MAX;
+        }
+        let mut indexes: Vec<Index> = self.voters.iter().map(|v| matched(*v).unwrap_or(0)).collect();
+        indexes.sort_unstable_by(|a, b| b.cmp(a));
+        indexes[self.quorum() - 1]
+    }
+
+    pub fn vote_result(&self, votes: &BTreeMap<MemberId, bool>) -> VoteResult {
+        if self.voters.is_empty() {
+            return VoteResult::Won;
+        }
+        let (mut granted, mut missing) = (0, 0);
+        for voter in &self.voters {
+            match votes.get(voter) {
+                Some(true) => granted += 1,
+                Some(false) => {}
+                None => missing += 1,
+            }
+        }
+        if granted >= self.quorum() {
+            VoteResult::Won
+        } else if granted + missing >= self.quorum() {
+            VoteResult::Pending
+        } else {
+            VoteResult::Lost
+        }
+    }
+
+    /// Whether the members for which `active` holds form a quorum.
+    pub fn is_active(&self, active: impl Fn(MemberId) -> bool) -> bool {
+        self.voters.is_empty() || self.voters.iter().filter(|v| active(**v)).count() >= self.quorum()
+    }
+}
+
+/// The voter configuration: `incoming` alone, or `incoming` and `outgoing` jointly while a
+/// joint-consensus change is in progress (both majorities must agree).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JointConfig {
+    pub incoming: Majority,
+    pub outgoing: Majority,
+}
+
+impl JointConfig {
+    pub fn simple(voters: impl IntoIterator<Item = MemberId>) -> JointConfig {
+        JointConfig { incoming: Majority::new(voters), outgoing: Majority::default() }
+    }
+
+    pub fn is_joint(&self) -> bool {
+        !self.outgoing.voters.is_empty()
+    }
+
+    pub fn contains(&self, id: MemberId) -> bool {
+        self.incoming.voters.contains(&id) || self.outgoing.voters.contains(&id)
+    }
+
+    /// Every voter of either half, each once, in order.
+    pub fn voters(&self) -> BTreeSet<MemberId> {
+        self.incoming.voters.union(&self.outgoing.voters).copied().collect()
+    }
+
+    pub fn committed_index(&self, matched: impl Fn(MemberId) -> Option<Index>) -> Index {
+        let a = self.incoming.committed_index(&matched);
+        let b = self.outgoing.committed_index(&matched);
+        a.min(b)
+    }
+
+    pub fn vote_result(&self, votes: &BTreeMap<MemberId, bool>) -> VoteResult {
+        match (self.incoming.vote_result(votes), self.outgoing.vote_result(votes)) {
+            (VoteResult::Won, VoteResult::Won) => VoteResult::Won,
+            (VoteResult::Lost, _) | (_, VoteResult::Lost) => VoteResult::Lost,
+            _ => VoteResult::Pending,
+        }
+    }
+
+    pub fn is_active(&self, active: impl Fn(MemberId) -> bool) -> bool {
+        self.incoming.is_active(&active) && self.outgoing.is_active(&active)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(xs: &[u64]) -> Vec<MemberId> {
+        xs.iter().map(|x| MemberId(*x)).collect()
+    }
+
+    #[test]
+    fn quorum_is_floor_half_plus_one() {
+        // The 3-versus-4 lesson: 4 members tolerate no more failures than 3.
+        for (n, q) in [(1, 1), (2, 2), (3, 2), (4, 3), (5, 3), (6, 4), (7, 4), (11, 6)] {
+            let voters: Vec<u64> = (1..=n).collect();
+            assert_eq!(Majority::new(ids(&voters)).quorum(), q, "n={n}");
+        }
+    }
+
+    #[test]
+    fn committed_index_table() {
+        // (voters, matched per voter (index i => member i+1), expected)
+        let cases: &[(&[u64], &[u64], u64)] = &[
+            (&[1], &[5], 5),
+            (&[1, 2, 3], &[5, 3, 1], 3),
+            (&[1, 2, 3], &[5, 5, 1], 5),
+            (&[1, 2, 3, 4], &[9, 7, 2, 1], 2),
+            (&[1, 2, 3, 4, 5], &[9, 8, 7, 1, 0], 7),
+        ];
+        for (voters, matched, want) in cases {
+            let cfg = Majority::new(ids(voters));
+            let got = cfg.committed_index(|id| matched.get(id.0 as usize - 1).copied());
+            assert_eq!(got, *want, "voters {voters:?} matched {matched:?}");
+        }
+    }
+
+    #[test]
+    fn vote_results() {
+        let cfg = Majority::new(ids(&[1, 2, 3]));
+        let mut votes = BTreeMap::new();
+        votes.insert(MemberId(1), true);
+        assert_eq!(cfg.vote_result(&votes), VoteResult::Pending);
+        votes.insert(MemberId(2), false);
+        assert_eq!(cfg.vote_result(&votes), VoteResult::Pending);
+        votes.insert(MemberId(3), true);
+        assert_eq!(cfg.vote_result(&votes), VoteResult::Won);
+        votes.insert(MemberId(3), false);
+        assert_eq!(cfg.vote_result(&votes), VoteResult::Lost);
+    }
+
+    #[test]
+    fn joint_needs_both_majorities() {
+        let cfg = JointConfig {
+            incoming: Majority::new(ids(&[1, 2, 3])),
+            outgoing: Majority::new(ids(&[3, 4, 5])),
+        };
+        let matched = |id: MemberId| Some([9, 9, 1, 1, 1][id.0 as usize - 1]);
+        assert_eq!(cfg.committed_index(matched), 1);
+        let mut votes = BTreeMap::new();
+        for id in [1, 2] {
+            votes.insert(MemberId(id), true);
+        }
+        assert_eq!(cfg.vote_result(&votes), VoteResult::Pending);
+        votes.insert(MemberId(4), false);
+        votes.insert(MemberId(5), false);
+        assert_eq!(cfg.vote_result(&votes), VoteResult::Lost);
+        assert_eq!(JointConfig::simple(ids(&[1])).committed_index(|_| Some(4)), 4);
+    }
+}

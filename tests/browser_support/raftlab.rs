@@ -1,0 +1,208 @@
+//! Helpers for Raft Lab's page contract (the data hooks the UI promises):
+//! - each cluster member: `data-member="m1"`, `data-state="leader|follower|candidate|
+//!   pre-candidate|stopped"`, `data-term="N"`, with `[data-action="kill"]` (while running)
+//!   and `[data-action="restart"]` (while stopped) inside;
+//! - global `[data-action="play"]` / `[data-action="pause"]` (one shown at a time) and
+//!   `[data-action="step"]`;
+//! - `<input type="range" data-control="speed">`, value = log10 of the speed multiplier;
+//! - `[data-sim-time="<virtual ms>"]`, the virtual clock;
+//! - `[data-console="etcdctl"]` input and `[data-console-output]`.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use super::{wait_for, Page, Result};
+
+pub const MEMBERS: &str = "[data-member]";
+pub const SPEED: &str = r#"[data-control="speed"]"#;
+pub const SIM_TIME: &str = "[data-sim-time]";
+pub const PLAY: &str = r#"[data-action="play"]"#;
+pub const PAUSE: &str = r#"[data-action="pause"]"#;
+pub const STEP: &str = r#"[data-action="step"]"#;
+
+/// One cluster member as the page shows it at one moment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    pub name: String,
+    pub state: String,
+    pub term: Option<u64>,
+}
+
+impl Member {
+    pub fn is_leader(&self) -> bool {
+        self.state == "leader"
+    }
+    pub fn is_stopped(&self) -> bool {
+        self.state == "stopped"
+    }
+}
+
+impl fmt::Display for Member {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.term {
+            Some(t) => write!(f, "{} {} term {t}", self.name, self.state),
+            None => write!(f, "{} {} (no term)", self.name, self.state),
+        }
+    }
+}
+
+/// `m1 leader term 2, m2 follower term 2, ...`
+pub fn describe(members: &[Member]) -> String {
+    if members.is_empty() {
+        return "no members".into();
+    }
+    members
+        .iter()
+        .map(Member::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The selector of a button `data-action="<action>"` inside member `name`.
+pub fn member_action(name: &str, action: &str) -> String {
+    format!(r#"[data-member="{name}"] [data-action="{action}"]"#)
+}
+
+impl Page {
+    /// Every member, in document order, read in one consistent snapshot.
+    pub async fn members(&self) -> Result<Vec<Member>> {
+        let v = self
+            .execute(
+                "return Array.from(document.querySelectorAll('[data-member]'), e => ({
+                   name: e.getAttribute('data-member'),
+                   state: e.getAttribute('data-state'),
+                   term: e.getAttribute('data-term'),
+                 }));",
+                vec![],
+            )
+            .await?;
+        let text = |m: &Value, k: &str| m[k].as_str().unwrap_or("").to_string();
+        Ok(v.as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|m| Member {
+                        name: text(m, "name"),
+                        state: text(m, "state"),
+                        term: m["term"].as_str().and_then(|t| t.trim().parse().ok()),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// Member `name` now (an error if the page has no such member).
+    pub async fn member(&self, name: &str) -> Result<Member> {
+        self.members()
+            .await?
+            .into_iter()
+            .find(|m| m.name == name)
+            .ok_or_else(|| format!("no member {name} on the page").into())
+    }
+
+    /// Polls the members until `pred` returns `Some`; on timeout the error shows the
+    /// members as last seen.
+    pub async fn wait_members<T>(
+        &self,
+        what: &str,
+        mut pred: impl FnMut(&[Member]) -> Option<T>,
+    ) -> Result<T> {
+        let mut last = Vec::new();
+        wait_for(what, async || {
+            let members = self.members().await?;
+            let found = pred(&members);
+            last = members;
+            Ok(found)
+        })
+        .await
+        .map_err(|e| format!("{e}; members last seen: {}", describe(&last)).into())
+    }
+
+    /// Waits until exactly one member is leader; returns it.
+    pub async fn wait_single_leader(&self) -> Result<Member> {
+        self.wait_members("exactly one leader", |ms| {
+            let leaders: Vec<&Member> = ms.iter().filter(|m| m.is_leader()).collect();
+            (leaders.len() == 1).then(|| leaders[0].clone())
+        })
+        .await
+    }
+
+    /// Waits until member `name` has `data-state="<state>"`.
+    pub async fn wait_member_state(&self, name: &str, state: &str) -> Result<Member> {
+        self.wait_members(&format!("{name} to be {state}"), |ms| {
+            ms.iter()
+                .find(|m| m.name == name && m.state == state)
+                .cloned()
+        })
+        .await
+    }
+
+    /// Clicks `[data-action="<action>"]` inside member `name`.
+    pub async fn member_click(&self, name: &str, action: &str) -> Result {
+        self.click(&member_action(name, action)).await
+    }
+
+    /// Sets the speed control to `multiplier` (1 = real time, 10 = ten times faster):
+    /// the range input holds log10 of it. Returns the multiplier the control settled on.
+    pub async fn set_speed(&self, multiplier: f64) -> Result<f64> {
+        if !(multiplier > 0.0 && multiplier.is_finite()) {
+            return Err(format!("speed must be a positive number, not {multiplier}").into());
+        }
+        self.wait_exists(SPEED).await?;
+        let log = multiplier.log10();
+        let value = if (log - log.round()).abs() < 1e-9 {
+            format!("{}", log.round() as i64)
+        } else {
+            format!("{log}")
+        };
+        let held = self.set_value(SPEED, &value).await?;
+        let held: f64 = held
+            .parse()
+            .map_err(|_| format!("speed control holds {held:?}, not a number"))?;
+        Ok(10f64.powf(held))
+    }
+
+    /// The virtual clock (`data-sim-time`, in virtual ms), if the page shows one.
+    pub async fn sim_time(&self) -> Result<Option<u64>> {
+        let v = self.attrs(SIM_TIME, "data-sim-time").await?;
+        Ok(v.into_iter()
+            .flatten()
+            .next()
+            .and_then(|t| t.trim().parse().ok()))
+    }
+
+    /// Waits until the virtual clock shows at least `ms`.
+    pub async fn wait_sim_time(&self, ms: u64) -> Result<u64> {
+        wait_for(&format!("virtual time to reach {ms} ms"), async || {
+            Ok(self.sim_time().await?.filter(|t| *t >= ms))
+        })
+        .await
+    }
+
+    /// Types `command` into the etcdctl console and presses Enter.
+    pub async fn etcdctl(&self, command: &str) -> Result {
+        self.type_text(r#"[data-console="etcdctl"]"#, &format!("{command}\n"))
+            .await
+    }
+
+    /// The console output's text now.
+    pub async fn console_output(&self) -> Result<String> {
+        self.text("[data-console-output]").await
+    }
+
+    /// Waits until the console output contains `needle`; returns the whole output.
+    pub async fn wait_console_output(&self, needle: &str) -> Result<String> {
+        let mut last = String::new();
+        wait_for(
+            &format!("console output containing {needle:?}"),
+            async || {
+                let out = self.console_output().await.unwrap_or_default();
+                let found = out.contains(needle).then(|| out.clone());
+                last = out;
+                Ok(found)
+            },
+        )
+        .await
+        .map_err(|e| format!("{e}; output last seen: {last:?}").into())
+    }
+}
