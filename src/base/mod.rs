@@ -28,7 +28,9 @@ impl MemberId {
     /// Parses `m3` into `MemberId(3)`.
     pub fn parse(name: &str) -> Option<MemberId> {
         let digits = name.strip_prefix('m')?;
-        if digits.is_empty() || digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit())
+        if digits.is_empty()
+            || digits.starts_with('0')
+            || !digits.bytes().all(|b| b.is_ascii_digit())
         {
             return None;
         }
@@ -63,7 +65,7 @@ impl TryFrom<String> for MemberId {
 
 /// Formats a virtual duration the way the scripts accept it back: `1.5s`, `250ms`.
 pub fn format_duration(ms: Millis) -> String {
-    if ms >= 1000 && ms % 100 == 0 {
+    if ms >= 1000 && ms.is_multiple_of(100) {
         let whole = ms / 1000;
         let tenths = (ms % 1000) / 100;
         if tenths == 0 {
@@ -102,7 +104,10 @@ mod tests {
     #[test]
     fn member_names_round_trip() {
         assert_eq!(MemberId::parse("m1"), Some(MemberId(1)));
-        assert_eq!(MemberId::parse("m11").map(|m| m.to_string()), Some("m11".into()));
+        assert_eq!(
+            MemberId::parse("m11").map(|m| m.to_string()),
+            Some("m11".into())
+        );
         for bad in ["", "m", "m0", "m01", "x1", "m1x", "m-1", "M1"] {
             assert_eq!(MemberId::parse(bad), None, "{bad:?}");
         }

@@ -12,7 +12,9 @@ pub struct Rng {
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng { inner: Pcg64Mcg::seed_from_u64(seed) }
+        Rng {
+            inner: Pcg64Mcg::seed_from_u64(seed),
+        }
     }
 
     /// A sub-generator for one subsystem. Drawing from it never disturbs the parent's later
@@ -112,7 +114,13 @@ mod tests {
 
     #[test]
     fn derive_is_stable_and_label_sensitive() {
-        assert_eq!(Rng::derive(1, "net").next_u64(), Rng::derive(1, "net").next_u64());
-        assert_ne!(Rng::derive(1, "net").next_u64(), Rng::derive(1, "raft").next_u64());
+        assert_eq!(
+            Rng::derive(1, "net").next_u64(),
+            Rng::derive(1, "net").next_u64()
+        );
+        assert_ne!(
+            Rng::derive(1, "net").next_u64(),
+            Rng::derive(1, "raft").next_u64()
+        );
     }
 }

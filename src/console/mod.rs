@@ -1,1 +1,443 @@
-//! Command lines: the simulator's verbs now; `etcdctl`, `etcdutl` and `kubectl` later.
+//! Command lines, typed in the browser console or read from scripts: the simulator's own
+//! verbs now (`etcdctl`, `etcdutl` and `kubectl` join them with their issues). Every command
+//! answers with stdout, stderr and an exit code, as a real process would.
+
+pub mod script;
+
+use crate::base::{format_duration, parse_duration, MemberId, Millis};
+use crate::sim::{Action, SimError, World, WorldConfig};
+use std::fmt::Write as _;
+
+/// What a command printed and how it exited.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Output {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+impl Output {
+    fn ok(stdout: String) -> Output {
+        Output {
+            stdout,
+            stderr: String::new(),
+            code: 0,
+        }
+    }
+
+    fn error(message: impl std::fmt::Display) -> Output {
+        Output {
+            stdout: String::new(),
+            stderr: format!("Error: {message}\n"),
+            code: 1,
+        }
+    }
+}
+
+/// How long `wait leader` waits before giving up (virtual time).
+pub const WAIT_LEADER_LIMIT_MS: Millis = 60_000;
+
+/// A world plus the history of what was done to it, so that any run can be exported as a
+/// script that replays it exactly (with the same seed).
+#[derive(Clone, Debug)]
+pub struct Session {
+    pub world: World,
+    history: Vec<String>,
+    history_time: Millis,
+}
+
+impl Session {
+    pub fn new(config: WorldConfig) -> Session {
+        Session {
+            world: World::new(config),
+            history: Vec::new(),
+            history_time: 0,
+        }
+    }
+
+    /// The run so far as a script: the commands, with `wait`s for the time between them.
+    pub fn export_script(&self) -> String {
+        let c = &self.world.config;
+        let mut out = format!("# raftlab run --members {} --seed {}\n", c.members, c.seed);
+        for line in &self.history {
+            out.push_str(line);
+            out.push('\n');
+        }
+        let idle = self.world.now().saturating_sub(self.history_time);
+        if idle > 0 {
+            let _ = writeln!(out, "wait {}", format_duration(idle));
+        }
+        out
+    }
+
+    fn record(&mut self, line: &str) {
+        let idle = self.world.now().saturating_sub(self.history_time);
+        if idle > 0 {
+            self.history.push(format!("wait {}", format_duration(idle)));
+        }
+        self.history.push(line.to_string());
+        self.history_time = self.world.now();
+    }
+
+    /// Runs one command line; `stdin` is its standard input (a heredoc), if any.
+    pub fn execute(&mut self, line: &str, _stdin: Option<&str>) -> Output {
+        let Some(words) = shlex::split(line) else {
+            return Output::error("unterminated quote or trailing backslash");
+        };
+        let Some((verb, args)) = words.split_first() else {
+            return Output::default();
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let result = match verb.as_str() {
+            "wait" => self.wait(&args),
+            "status" => self.status(&args),
+            "kill" | "restart" | "pause" | "resume" | "timeout" => self.member_action(verb, &args, line),
+            "transfer" => self.transfer(&args, line),
+            "partition" => self.partition(&args, line),
+            "isolate" => self.isolate(&args, line),
+            "heal" => self.simple_action(&args, Action::Heal, line),
+            "latency" => self.latency(&args, line),
+            "loss" => self.loss(&args, line),
+            "drop" => self.drop_link(&args, line),
+            other => Err(format!("unknown command {other:?} (try: wait, status, kill, restart, pause, resume, timeout, transfer, partition, isolate, heal, latency, loss, drop)")),
+        };
+        result.unwrap_or_else(Output::error)
+    }
+
+    /// A member name, or `leader` for the current leader.
+    fn member(&self, name: &str) -> Result<MemberId, String> {
+        if name == "leader" {
+            return self
+                .world
+                .leader()
+                .ok_or_else(|| SimError::NoLeader.to_string());
+        }
+        self.world.member(name).map_err(|e| e.to_string())
+    }
+
+    fn act(&mut self, action: Action, line: &str) -> Result<Output, String> {
+        self.world.apply(&action).map_err(|e| e.to_string())?;
+        self.record(line);
+        Ok(Output::default())
+    }
+
+    fn wait(&mut self, args: &[&str]) -> Result<Output, String> {
+        match args {
+            ["leader"] => {
+                // A leader is ready once it committed an entry of its own term (its no-op).
+                let found = self.world.run_until_cond(WAIT_LEADER_LIMIT_MS, |w| {
+                    w.leader()
+                        .and_then(|l| w.node(l))
+                        .is_some_and(|n| n.log.term(n.log.committed) == Some(n.term))
+                });
+                if !found {
+                    return Err(format!(
+                        "no leader within {}",
+                        format_duration(WAIT_LEADER_LIMIT_MS)
+                    ));
+                }
+                let line = "wait leader";
+                self.record(line);
+                Ok(Output::default())
+            }
+            [duration] => {
+                let ms = parse_duration(duration)
+                    .ok_or_else(|| format!("bad duration {duration:?} (e.g. 500ms, 2s)"))?;
+                self.world.run_for(ms);
+                Ok(Output::default())
+            }
+            _ => Err("usage: wait leader | wait DURATION".into()),
+        }
+    }
+
+    fn status(&mut self, args: &[&str]) -> Result<Output, String> {
+        let json = match args {
+            [] => false,
+            ["-w", "json"] | ["-w=json"] | ["--write-out=json"] | ["--write-out", "json"] => true,
+            ["-w", "simple"] | ["-w=simple"] => false,
+            _ => return Err("usage: status [-w json]".into()),
+        };
+        let status = self.world.status();
+        if json {
+            let text = serde_json::to_string(&status).map_err(|e| e.to_string())?;
+            return Ok(Output::ok(text + "\n"));
+        }
+        let leader = status.leader.map_or("none".to_string(), |l| l.to_string());
+        let mut out = format!(
+            "time {}  leader {leader}\n",
+            format_duration(status.time_ms)
+        );
+        let _ = writeln!(
+            out,
+            "{:<5} {:<14} {:>5} {:<5} {:>7} {:>8} {:>9}",
+            "NAME", "STATE", "TERM", "VOTE", "COMMIT", "APPLIED", "LAST"
+        );
+        for m in status.members {
+            let vote = m.vote.map_or("-".to_string(), |v| v.to_string());
+            let last = format!("{}@{}", m.last_index, m.last_term);
+            let _ = writeln!(
+                out,
+                "{:<5} {:<14} {:>5} {:<5} {:>7} {:>8} {:>9}",
+                m.name.to_string(),
+                m.state,
+                m.term,
+                vote,
+                m.commit,
+                m.applied,
+                last
+            );
+        }
+        Ok(Output::ok(out))
+    }
+
+    fn member_action(&mut self, verb: &str, args: &[&str], line: &str) -> Result<Output, String> {
+        let [name] = args else {
+            return Err(format!("usage: {verb} MEMBER"));
+        };
+        let member = self.member(name)?;
+        let action = match verb {
+            "kill" => Action::Kill { member },
+            "restart" => Action::Restart { member },
+            "pause" => Action::Pause { member },
+            "resume" => Action::Resume { member },
+            _ => Action::Timeout { member },
+        };
+        self.act(action, line)
+    }
+
+    fn transfer(&mut self, args: &[&str], line: &str) -> Result<Output, String> {
+        let [name] = args else {
+            return Err("usage: transfer MEMBER (hand leadership to MEMBER)".into());
+        };
+        let to = self.member(name)?;
+        let from = self
+            .world
+            .leader()
+            .ok_or_else(|| SimError::NoLeader.to_string())?;
+        self.act(Action::TransferLeader { from, to }, line)
+    }
+
+    /// `partition m1,m2 | m3,m4,m5`: links between groups are cut both ways.
+    fn partition(&mut self, args: &[&str], line: &str) -> Result<Output, String> {
+        let spec = args.join(" ");
+        let mut groups = Vec::new();
+        for part in spec.split('|') {
+            let mut group = Vec::new();
+            for name in part.split([',', ' ']).filter(|n| !n.is_empty()) {
+                group.push(self.member(name)?);
+            }
+            if group.is_empty() {
+                return Err("usage: partition m1,m2 | m3[,...] (each group needs a member)".into());
+            }
+            groups.push(group);
+        }
+        if groups.len() < 2 {
+            return Err("usage: partition m1,m2 | m3[,...] (at least two groups)".into());
+        }
+        self.act(Action::Partition { groups }, line)
+    }
+
+    fn isolate(&mut self, args: &[&str], line: &str) -> Result<Output, String> {
+        let [name] = args else {
+            return Err("usage: isolate MEMBER".into());
+        };
+        let member = self.member(name)?;
+        let others: Vec<MemberId> = self
+            .world
+            .member_ids()
+            .into_iter()
+            .filter(|m| *m != member)
+            .collect();
+        self.act(
+            Action::Partition {
+                groups: vec![vec![member], others],
+            },
+            line,
+        )
+    }
+
+    fn simple_action(
+        &mut self,
+        args: &[&str],
+        action: Action,
+        line: &str,
+    ) -> Result<Output, String> {
+        if !args.is_empty() {
+            return Err(format!(
+                "{} takes no arguments",
+                line.split_whitespace().next().unwrap_or("")
+            ));
+        }
+        self.act(action, line)
+    }
+
+    fn latency(&mut self, args: &[&str], line: &str) -> Result<Output, String> {
+        let parse =
+            |s: &str| parse_duration(s).ok_or_else(|| format!("bad duration {s:?} (e.g. 20ms)"));
+        let (latency, jitter) = match args {
+            [l] => (parse(l)?, None),
+            [l, "jitter", j] => (parse(l)?, Some(parse(j)?)),
+            _ => return Err("usage: latency DURATION [jitter DURATION]".into()),
+        };
+        self.world.net.config.latency_ms = latency.max(1);
+        if let Some(jitter) = jitter {
+            self.world.net.config.jitter_ms = jitter;
+        }
+        self.record(line);
+        Ok(Output::default())
+    }
+
+    fn probability(text: &str) -> Result<f64, String> {
+        let p: f64 = text
+            .trim_end_matches('%')
+            .parse()
+            .map_err(|_| format!("bad probability {text:?} (0 to 1, or a percentage like 20%)"))?;
+        let p = if text.ends_with('%') { p / 100.0 } else { p };
+        if !(0.0..=1.0).contains(&p) {
+            return Err(format!(
+                "bad probability {text:?} (0 to 1, or a percentage like 20%)"
+            ));
+        }
+        Ok(p)
+    }
+
+    fn loss(&mut self, args: &[&str], line: &str) -> Result<Output, String> {
+        let [p] = args else {
+            return Err("usage: loss PROBABILITY".into());
+        };
+        self.world.net.config.loss = Self::probability(p)?;
+        self.record(line);
+        Ok(Output::default())
+    }
+
+    /// `drop m1 m2 [p]`: messages from m1 to m2 are lost with probability p (default 1).
+    fn drop_link(&mut self, args: &[&str], line: &str) -> Result<Output, String> {
+        let (from, to, p) = match args {
+            [a, b] => (self.member(a)?, self.member(b)?, 1.0),
+            [a, b, p] => (self.member(a)?, self.member(b)?, Self::probability(p)?),
+            _ => return Err("usage: drop FROM TO [PROBABILITY]".into()),
+        };
+        self.world.net.link_loss.insert((from, to), p);
+        self.record(line);
+        Ok(Output::default())
+    }
+}
+
+/// The result of running a whole script.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunOutput {
+    pub stdout: String,
+    pub stderr: String,
+    /// 0 if every command exited 0, else 1.
+    pub code: i32,
+}
+
+/// Runs `text` as a script. With `echo`, each command's output is preceded by `$ <line>` and
+/// followed by `[exit N]` when N ≠ 0, all on stdout; otherwise stdout and stderr stay apart.
+/// A failing line does not stop the run; errors of the script itself name their line.
+pub fn run_script(session: &mut Session, text: &str, echo: bool) -> RunOutput {
+    let mut run = RunOutput::default();
+    for line in script::parse(text) {
+        let mut out = session.execute(&line.text, line.stdin.as_deref());
+        if out.code != 0 {
+            run.code = 1;
+            if out.stderr.starts_with("Error: ") && !is_tool_command(&line.text) {
+                out.stderr = format!("Error: line {}: {}", line.line_no, &out.stderr[7..]);
+            }
+        }
+        if echo {
+            let first = line.text.clone() + line.stdin.as_ref().map_or("", |_| " <<EOF");
+            let _ = writeln!(run.stdout, "$ {first}");
+            run.stdout.push_str(&out.stdout);
+            run.stdout.push_str(&out.stderr);
+            if out.code != 0 {
+                let _ = writeln!(run.stdout, "[exit {}]", out.code);
+            }
+        } else {
+            run.stdout.push_str(&out.stdout);
+            run.stderr.push_str(&out.stderr);
+        }
+    }
+    run
+}
+
+/// Lines for the real tools keep the tools' own error text, without line numbers.
+fn is_tool_command(line: &str) -> bool {
+    let first = line.split_whitespace().next().unwrap_or("");
+    matches!(first, "etcdctl" | "etcdutl" | "kubectl")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session() -> Session {
+        Session::new(WorldConfig::new(3, 1))
+    }
+
+    #[test]
+    fn unknown_verbs_bad_members_and_durations_are_errors_not_panics() {
+        let mut s = session();
+        for bad in [
+            "frobnicate",
+            "kill",
+            "kill m9",
+            "kill x",
+            "wait soon",
+            "wait",
+            "partition m1",
+            "partition m1 |",
+            "drop m1",
+            "drop m1 m2 2",
+            "loss -1",
+            "latency fast",
+            "status -w yaml",
+            "kill 'm1",
+            "heal now",
+        ] {
+            let out = s.execute(bad, None);
+            assert_eq!(out.code, 1, "{bad}");
+            assert!(out.stderr.starts_with("Error: "), "{bad}: {:?}", out.stderr);
+        }
+        assert_eq!(s.execute("", None), Output::default());
+    }
+
+    #[test]
+    fn script_errors_name_their_line_and_the_run_goes_on() {
+        let mut s = session();
+        let run = run_script(
+            &mut s,
+            "wait leader\n\nbogus\nkill m7\nstatus -w json\n",
+            true,
+        );
+        assert_eq!(run.code, 1);
+        assert!(
+            run.stdout
+                .contains("$ bogus\nError: line 3: unknown command \"bogus\""),
+            "{}",
+            run.stdout
+        );
+        assert!(
+            run.stdout
+                .contains("Error: line 4: no member named \"m7\"\n[exit 1]\n"),
+            "{}",
+            run.stdout
+        );
+        assert!(run.stdout.contains("\"leader\":\"m"), "{}", run.stdout);
+    }
+
+    #[test]
+    fn export_replays_to_the_same_state() {
+        let mut a = session();
+        run_script(
+            &mut a,
+            "wait leader\nkill leader\nwait 3s\nrestart m1\nwait 1s\n",
+            false,
+        );
+        let script = a.export_script();
+        let mut b = session();
+        run_script(&mut b, &script, false);
+        assert_eq!(a.world.status(), b.world.status(), "{script}");
+        assert_eq!(a.world.trace_hash(), b.world.trace_hash());
+    }
+}

@@ -23,7 +23,12 @@ pub struct Entry {
 
 impl Entry {
     pub fn normal(index: Index, term: Term, data: Vec<u8>) -> Entry {
-        Entry { index, term, kind: EntryKind::Normal, data }
+        Entry {
+            index,
+            term,
+            kind: EntryKind::Normal,
+            data,
+        }
     }
 
     /// How the entry is shown in transcripts, traces and the UI: `3@2` plus a data summary.
@@ -113,7 +118,8 @@ impl RaftLog {
 
     /// §5.4.1: a candidate's log is at least as up to date as ours.
     pub fn is_up_to_date(&self, last_index: Index, last_term: Term) -> bool {
-        last_term > self.last_term() || (last_term == self.last_term() && last_index >= self.last_index())
+        last_term > self.last_term()
+            || (last_term == self.last_term() && last_index >= self.last_index())
     }
 
     /// Entries from `from` on, at most `max` of them.
@@ -152,7 +158,9 @@ impl RaftLog {
 
     /// The first entry of `new` whose term disagrees with ours, or that we lack.
     pub fn find_conflict(&self, new: &[Entry]) -> Option<Index> {
-        new.iter().find(|e| !self.match_term(e.index, e.term)).map(|e| e.index)
+        new.iter()
+            .find(|e| !self.match_term(e.index, e.term))
+            .map(|e| e.index)
     }
 
     /// The largest index ≤ `index` whose term is ≤ `term` (fast backtracking, etcd's
@@ -206,7 +214,9 @@ impl RaftLog {
         if index <= self.snapshot_index || index > self.applied {
             return false;
         }
-        let Some(term) = self.term(index) else { return false };
+        let Some(term) = self.term(index) else {
+            return false;
+        };
         let drop = (index - self.snapshot_index) as usize;
         self.entries.drain(..drop);
         self.snapshot_index = index;
@@ -264,7 +274,8 @@ mod tests {
     #[test]
     fn maybe_append_table() {
         // §5.3: (prev_index, prev_term, new terms) on log [1,2,3] -> result and resulting terms
-        let cases: &[(Index, Term, &[Term], Option<Index>, &[Term])] = &[
+        type Case = (Index, Term, &'static [Term], Option<Index>, &'static [Term]);
+        let cases: &[Case] = &[
             (3, 3, &[], Some(3), &[1, 2, 3]),
             (3, 2, &[4], None, &[1, 2, 3]),
             (4, 3, &[4], None, &[1, 2, 3]),
@@ -276,7 +287,13 @@ mod tests {
         for (prev_index, prev_term, new, want, want_terms) in cases {
             let mut log = log_of(&[1, 2, 3]);
             let mut overwrote = false;
-            let got = log.maybe_append(*prev_index, *prev_term, 0, &ents(prev_index + 1, new), &mut overwrote);
+            let got = log.maybe_append(
+                *prev_index,
+                *prev_term,
+                0,
+                &ents(prev_index + 1, new),
+                &mut overwrote,
+            );
             assert_eq!(got, *want, "prev {prev_index}@{prev_term} new {new:?}");
             let terms: Vec<Term> = log.entries.iter().map(|e| e.term).collect();
             assert_eq!(terms, *want_terms);

@@ -21,13 +21,28 @@ pub enum Body {
     /// Local: the heartbeat timer fired on a leader.
     Beat,
     /// A client proposal; a follower forwards it to its leader.
-    Propose { data: Vec<u8> },
+    Propose {
+        data: Vec<u8>,
+    },
     /// Local: the user asked this leader to hand over to `to`.
-    TransferLeader { target: MemberId },
-    PreVote { last_index: Index, last_term: Term },
-    PreVoteResp { reject: bool },
-    RequestVote { last_index: Index, last_term: Term, transfer: bool },
-    RequestVoteResp { reject: bool },
+    TransferLeader {
+        target: MemberId,
+    },
+    PreVote {
+        last_index: Index,
+        last_term: Term,
+    },
+    PreVoteResp {
+        reject: bool,
+    },
+    RequestVote {
+        last_index: Index,
+        last_term: Term,
+        transfer: bool,
+    },
+    RequestVoteResp {
+        reject: bool,
+    },
     /// AppendEntries; a heartbeat is one with no entries and `heartbeat` set.
     Append {
         prev_index: Index,
@@ -49,17 +64,33 @@ pub enum Body {
         read_ctx: u64,
     },
     /// InstallSnapshot (§7): the state machine up to `index`, and the voters then.
-    Snapshot { index: Index, term: Term, voters: Vec<MemberId>, learners: Vec<MemberId>, data: Vec<u8> },
+    Snapshot {
+        index: Index,
+        term: Term,
+        voters: Vec<MemberId>,
+        learners: Vec<MemberId>,
+        data: Vec<u8>,
+    },
     /// Leadership transfer: start an election now, skipping pre-vote (thesis §3.10).
     TimeoutNow,
     /// A linearizable read: which commit index is safe to read at (§8, thesis §6.4).
-    ReadIndex { ctx: u64 },
-    ReadIndexResp { ctx: u64, index: Index },
+    ReadIndex {
+        ctx: u64,
+    },
+    ReadIndexResp {
+        ctx: u64,
+        index: Index,
+    },
 }
 
 impl Message {
     pub fn local(to: MemberId, body: Body) -> Message {
-        Message { from: to, to, term: 0, body }
+        Message {
+            from: to,
+            to,
+            term: 0,
+            body,
+        }
     }
 
     /// The name shown in the UI, traces and transcripts.
@@ -73,9 +104,13 @@ impl Message {
             Body::PreVoteResp { .. } => "PreVoteResp",
             Body::RequestVote { .. } => "RequestVote",
             Body::RequestVoteResp { .. } => "RequestVoteResp",
-            Body::Append { heartbeat: true, .. } => "Heartbeat",
+            Body::Append {
+                heartbeat: true, ..
+            } => "Heartbeat",
             Body::Append { .. } => "AppendEntries",
-            Body::AppendResp { heartbeat: true, .. } => "HeartbeatResp",
+            Body::AppendResp {
+                heartbeat: true, ..
+            } => "HeartbeatResp",
             Body::AppendResp { .. } => "AppendResp",
             Body::Snapshot { .. } => "InstallSnapshot",
             Body::TimeoutNow => "TimeoutNow",
@@ -86,20 +121,40 @@ impl Message {
 
     /// One line, the same everywhere: `m1->m2 RequestVote term=3 last=5@2`.
     pub fn describe(&self) -> String {
-        let head = format!("{}->{} {} term={}", self.from, self.to, self.kind(), self.term);
+        let head = format!(
+            "{}->{} {} term={}",
+            self.from,
+            self.to,
+            self.kind(),
+            self.term
+        );
         let tail = match &self.body {
             Body::Hup | Body::Beat | Body::TimeoutNow => String::new(),
             Body::Propose { data } => format!(" data={}", super::log::summarize(data)),
             Body::TransferLeader { target } => format!(" target={target}"),
-            Body::PreVote { last_index, last_term } => format!(" last={last_index}@{last_term}"),
-            Body::RequestVote { last_index, last_term, transfer } => format!(
+            Body::PreVote {
+                last_index,
+                last_term,
+            } => format!(" last={last_index}@{last_term}"),
+            Body::RequestVote {
+                last_index,
+                last_term,
+                transfer,
+            } => format!(
                 " last={last_index}@{last_term}{}",
                 if *transfer { " transfer" } else { "" }
             ),
             Body::PreVoteResp { reject } | Body::RequestVoteResp { reject } => {
                 (if *reject { " rejected" } else { " granted" }).to_string()
             }
-            Body::Append { prev_index, prev_term, entries, commit, read_ctx, .. } => {
+            Body::Append {
+                prev_index,
+                prev_term,
+                entries,
+                commit,
+                read_ctx,
+                ..
+            } => {
                 let mut s = format!(" prev={prev_index}@{prev_term} commit={commit}");
                 if !entries.is_empty() {
                     let list: Vec<String> = entries.iter().map(Entry::describe).collect();
@@ -110,7 +165,14 @@ impl Message {
                 }
                 s
             }
-            Body::AppendResp { index, reject, hint_index, hint_term, read_ctx, .. } => {
+            Body::AppendResp {
+                index,
+                reject,
+                hint_index,
+                hint_term,
+                read_ctx,
+                ..
+            } => {
                 let mut s = if *reject {
                     format!(" rejected index={index} hint={hint_index}@{hint_term}")
                 } else {
@@ -121,7 +183,12 @@ impl Message {
                 }
                 s
             }
-            Body::Snapshot { index, term, voters, .. } => {
+            Body::Snapshot {
+                index,
+                term,
+                voters,
+                ..
+            } => {
                 let names: Vec<String> = voters.iter().map(|v| v.to_string()).collect();
                 format!(" snapshot={index}@{term} voters={}", names.join(","))
             }

@@ -13,8 +13,8 @@ mod quorum;
 pub use log::{summarize, Entry, EntryKind, RaftLog};
 pub use message::{Body, Message};
 pub use node::{
-    Config, HardState, LeaderState, NodeEvent, ProposeError, Raft, Ready, ReadState, Role, RoleName,
-    TeachingSwitches,
+    Config, HardState, LeaderState, NodeEvent, ProposeError, Raft, ReadState, Ready, Role,
+    RoleName, TeachingSwitches,
 };
 pub use progress::{Progress, ProgressState};
 pub use quorum::{JointConfig, Majority, VoteResult};
@@ -46,7 +46,11 @@ impl Durable {
 
     /// A node rebuilt from this durable state.
     pub fn restart(&self, config: Config, rng: Rng) -> Raft {
-        let log = RaftLog::restore(self.snapshot_index, self.snapshot_term, self.entries.clone());
+        let log = RaftLog::restore(
+            self.snapshot_index,
+            self.snapshot_term,
+            self.entries.clone(),
+        );
         Raft::restart(config, rng, self.hard, log)
     }
 }

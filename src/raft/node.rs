@@ -216,7 +216,11 @@ impl Raft {
     /// A member rebuilt from its durable state after a crash: term, vote and log survive;
     /// commit, applied and everything a leader knew are gone (the persistence contract).
     pub fn restart(config: Config, rng: Rng, hard: HardState, log: RaftLog) -> Raft {
-        let vote = if config.teaching.forget_vote_on_restart { None } else { hard.vote };
+        let vote = if config.teaching.forget_vote_on_restart {
+            None
+        } else {
+            hard.vote
+        };
         let mut raft = Raft {
             id: config.id,
             term: hard.term,
@@ -241,7 +245,10 @@ impl Raft {
     }
 
     pub fn hard_state(&self) -> HardState {
-        HardState { term: self.term, vote: self.vote }
+        HardState {
+            term: self.term,
+            vote: self.vote,
+        }
     }
 
     pub fn role_name(&self) -> RoleName {
@@ -290,7 +297,10 @@ impl Raft {
         if self.election_elapsed >= self.config.election_tick {
             self.election_elapsed = 0;
             if self.config.check_quorum && !self.quorum_active() {
-                self.step_down(self.term, "check-quorum: no quorum heard within an election timeout");
+                self.step_down(
+                    self.term,
+                    "check-quorum: no quorum heard within an election timeout",
+                );
                 return;
             }
         }
@@ -318,7 +328,12 @@ impl Raft {
             }
             Role::Follower => match self.leader {
                 Some(leader) => {
-                    self.send(Message { from: self.id, to: leader, term: 0, body: Body::Propose { data } });
+                    self.send(Message {
+                        from: self.id,
+                        to: leader,
+                        term: 0,
+                        body: Body::Propose { data },
+                    });
                     Ok(())
                 }
                 None => Err(ProposeError::ProposalDropped),
@@ -335,7 +350,12 @@ impl Raft {
                 Ok(())
             }
             (Role::Follower, Some(leader)) => {
-                self.send(Message { from: self.id, to: leader, term: 0, body: Body::ReadIndex { ctx } });
+                self.send(Message {
+                    from: self.id,
+                    to: leader,
+                    term: 0,
+                    body: Body::ReadIndex { ctx },
+                });
                 Ok(())
             }
             _ => Err(ProposeError::ProposalDropped),
@@ -370,7 +390,9 @@ impl Raft {
             match m.body {
                 Body::PreVote { .. } => {}
                 Body::PreVoteResp { reject: false } => {}
-                Body::Append { .. } | Body::Snapshot { .. } => self.become_follower(m.term, Some(m.from)),
+                Body::Append { .. } | Body::Snapshot { .. } => {
+                    self.become_follower(m.term, Some(m.from))
+                }
                 _ => self.become_follower(m.term, None),
             }
         } else if m.term < self.term && m.term != 0 {
@@ -386,7 +408,12 @@ impl Raft {
                         heartbeat: true,
                         read_ctx: 0,
                     };
-                    self.send(Message { from: self.id, to: m.from, term: self.term, body: resp });
+                    self.send(Message {
+                        from: self.id,
+                        to: m.from,
+                        term: self.term,
+                        body: resp,
+                    });
                 }
                 Body::PreVote { .. } => {
                     self.send(Message {
@@ -402,10 +429,15 @@ impl Raft {
         }
 
         match m.body {
-            Body::PreVote { last_index, last_term } => self.handle_vote_request(&m, last_index, last_term, true),
-            Body::RequestVote { last_index, last_term, .. } => {
-                self.handle_vote_request(&m, last_index, last_term, false)
-            }
+            Body::PreVote {
+                last_index,
+                last_term,
+            } => self.handle_vote_request(&m, last_index, last_term, true),
+            Body::RequestVote {
+                last_index,
+                last_term,
+                ..
+            } => self.handle_vote_request(&m, last_index, last_term, false),
             _ => match self.role {
                 Role::Leader(_) => self.step_leader(m),
                 Role::PreCandidate { .. } | Role::Candidate { .. } => self.step_candidate(m),
@@ -488,7 +520,10 @@ impl Raft {
         self.role = Role::Follower;
         self.leader = leader;
         if was != RoleName::Follower {
-            self.events.push(NodeEvent::BecameRole { role: RoleName::Follower, term });
+            self.events.push(NodeEvent::BecameRole {
+                role: RoleName::Follower,
+                term,
+            });
         }
     }
 
@@ -499,16 +534,26 @@ impl Raft {
 
     fn become_pre_candidate(&mut self) {
         // Pre-vote changes neither term nor vote (thesis §9.6).
-        self.role = Role::PreCandidate { votes: BTreeMap::new() };
+        self.role = Role::PreCandidate {
+            votes: BTreeMap::new(),
+        };
         self.leader = None;
-        self.events.push(NodeEvent::BecameRole { role: RoleName::PreCandidate, term: self.term });
+        self.events.push(NodeEvent::BecameRole {
+            role: RoleName::PreCandidate,
+            term: self.term,
+        });
     }
 
     fn become_candidate(&mut self) {
         self.reset(self.term + 1);
         self.vote = Some(self.id);
-        self.role = Role::Candidate { votes: BTreeMap::new() };
-        self.events.push(NodeEvent::BecameRole { role: RoleName::Candidate, term: self.term });
+        self.role = Role::Candidate {
+            votes: BTreeMap::new(),
+        };
+        self.events.push(NodeEvent::BecameRole {
+            role: RoleName::Candidate,
+            term: self.term,
+        });
     }
 
     fn become_leader(&mut self) {
@@ -516,7 +561,11 @@ impl Raft {
         self.leader = Some(self.id);
         let next = self.log.last_index() + 1;
         let mut progress = BTreeMap::new();
-        let members = self.voters.voters().into_iter().chain(self.learners.iter().copied());
+        let members = self
+            .voters
+            .voters()
+            .into_iter()
+            .chain(self.learners.iter().copied());
         for id in members {
             let mut pr = Progress::new(next, self.config.max_inflight, self.learners.contains(&id));
             if id == self.id {
@@ -532,7 +581,10 @@ impl Raft {
             transfer_elapsed: 0,
             reads: ReadOnly::default(),
         }));
-        self.events.push(NodeEvent::BecameRole { role: RoleName::Leader, term: self.term });
+        self.events.push(NodeEvent::BecameRole {
+            role: RoleName::Leader,
+            term: self.term,
+        });
         // An empty entry of the new term: committing it commits everything before (§5.4.2),
         // and lets reads be served (§8).
         self.append_entries(vec![Vec::new()]);
@@ -574,11 +626,23 @@ impl Raft {
                 continue;
             }
             let body = if pre {
-                Body::PreVote { last_index, last_term }
+                Body::PreVote {
+                    last_index,
+                    last_term,
+                }
             } else {
-                Body::RequestVote { last_index, last_term, transfer }
+                Body::RequestVote {
+                    last_index,
+                    last_term,
+                    transfer,
+                }
             };
-            self.send(Message { from: self.id, to: peer, term, body });
+            self.send(Message {
+                from: self.id,
+                to: peer,
+                term,
+                body,
+            });
         }
     }
 
@@ -619,16 +683,29 @@ impl Raft {
         let can_vote = self.vote == Some(m.from)
             || (self.vote.is_none() && self.leader.is_none())
             || (pre && m.term > self.term);
-        let log_ok = self.config.teaching.vote_without_log_check || self.log.is_up_to_date(last_index, last_term);
+        let log_ok = self.config.teaching.vote_without_log_check
+            || self.log.is_up_to_date(last_index, last_term);
         let grant = can_vote && log_ok;
         let resp_term = if grant { m.term } else { self.term };
-        let body = if pre { Body::PreVoteResp { reject: !grant } } else { Body::RequestVoteResp { reject: !grant } };
+        let body = if pre {
+            Body::PreVoteResp { reject: !grant }
+        } else {
+            Body::RequestVoteResp { reject: !grant }
+        };
         if grant && !pre {
             self.election_elapsed = 0;
             self.vote = Some(m.from);
-            self.events.push(NodeEvent::Voted { candidate: m.from, term: self.term });
+            self.events.push(NodeEvent::Voted {
+                candidate: m.from,
+                term: self.term,
+            });
         }
-        self.send(Message { from: self.id, to: m.from, term: resp_term, body });
+        self.send(Message {
+            from: self.id,
+            to: m.from,
+            term: resp_term,
+            body,
+        });
     }
 
     fn step_candidate(&mut self, m: Message) {
@@ -668,18 +745,33 @@ impl Raft {
             }
             Body::Propose { data } => {
                 if let Some(leader) = self.leader {
-                    self.send(Message { from: self.id, to: leader, term: 0, body: Body::Propose { data } });
+                    self.send(Message {
+                        from: self.id,
+                        to: leader,
+                        term: 0,
+                        body: Body::Propose { data },
+                    });
                 }
             }
             Body::TransferLeader { .. } => {
                 if let Some(leader) = self.leader {
-                    self.send(Message { from: m.from, to: leader, term: 0, body: m.body });
+                    self.send(Message {
+                        from: m.from,
+                        to: leader,
+                        term: 0,
+                        body: m.body,
+                    });
                 }
             }
             Body::TimeoutNow => self.hup(true),
             Body::ReadIndex { ctx } => {
                 if let Some(leader) = self.leader {
-                    self.send(Message { from: self.id, to: leader, term: 0, body: Body::ReadIndex { ctx } });
+                    self.send(Message {
+                        from: self.id,
+                        to: leader,
+                        term: 0,
+                        body: Body::ReadIndex { ctx },
+                    });
                 }
             }
             Body::ReadIndexResp { ctx, index } => self.read_states.push(ReadState { ctx, index }),
@@ -690,7 +782,15 @@ impl Raft {
     // ----- replication (§5.3) -----------------------------------------------------------
 
     fn handle_append(&mut self, m: Message) {
-        let Body::Append { prev_index, prev_term, entries, commit, heartbeat, read_ctx } = m.body else {
+        let Body::Append {
+            prev_index,
+            prev_term,
+            entries,
+            commit,
+            heartbeat,
+            read_ctx,
+        } = m.body
+        else {
             return;
         };
         let reply = |index, reject, hint_index, hint_term| Body::AppendResp {
@@ -703,26 +803,53 @@ impl Raft {
         };
         if prev_index < self.log.committed {
             let body = reply(self.log.committed, false, 0, 0);
-            self.send(Message { from: self.id, to: m.from, term: self.term, body });
+            self.send(Message {
+                from: self.id,
+                to: m.from,
+                term: self.term,
+                body,
+            });
             return;
         }
         let mut overwrote = false;
-        let body = match self.log.maybe_append(prev_index, prev_term, commit, &entries, &mut overwrote) {
-            Some(last_new) => reply(last_new, false, 0, 0),
-            None => {
-                let hint = self.log.find_conflict_by_term(prev_index.min(self.log.last_index()), prev_term);
-                let hint_term = self.log.term(hint).unwrap_or(0);
-                reply(prev_index, true, hint, hint_term)
-            }
-        };
+        let body =
+            match self
+                .log
+                .maybe_append(prev_index, prev_term, commit, &entries, &mut overwrote)
+            {
+                Some(last_new) => reply(last_new, false, 0, 0),
+                None => {
+                    let hint = self
+                        .log
+                        .find_conflict_by_term(prev_index.min(self.log.last_index()), prev_term);
+                    let hint_term = self.log.term(hint).unwrap_or(0);
+                    reply(prev_index, true, hint, hint_term)
+                }
+            };
         if overwrote {
-            self.events.push(NodeEvent::OverwroteCommitted { index: self.log.committed });
+            self.events.push(NodeEvent::OverwroteCommitted {
+                index: self.log.committed,
+            });
         }
-        self.send(Message { from: self.id, to: m.from, term: self.term, body });
+        self.send(Message {
+            from: self.id,
+            to: m.from,
+            term: self.term,
+            body,
+        });
     }
 
     fn handle_snapshot(&mut self, m: Message) {
-        let Body::Snapshot { index, term, ref voters, ref learners, .. } = m.body else { return };
+        let Body::Snapshot {
+            index,
+            term,
+            ref voters,
+            ref learners,
+            ..
+        } = m.body
+        else {
+            return;
+        };
         let accepted_to = if index <= self.log.committed {
             self.log.committed
         } else {
@@ -739,7 +866,12 @@ impl Raft {
             heartbeat: false,
             read_ctx: 0,
         };
-        self.send(Message { from: self.id, to: m.from, term: self.term, body });
+        self.send(Message {
+            from: self.id,
+            to: m.from,
+            term: self.term,
+            body,
+        });
     }
 
     fn append_entries(&mut self, datas: Vec<Vec<u8>>) {
@@ -757,11 +889,11 @@ impl Raft {
 
     fn step_leader(&mut self, m: Message) {
         match m.body {
-            Body::Propose { data } => {
-                if self.leader_state().is_some_and(|s| s.transferee.is_none()) {
-                    self.append_entries(vec![data]);
-                    self.bcast_append();
-                }
+            Body::Propose { data }
+                if self.leader_state().is_some_and(|s| s.transferee.is_none()) =>
+            {
+                self.append_entries(vec![data]);
+                self.bcast_append();
             }
             Body::AppendResp { .. } => self.handle_append_response(m),
             Body::TransferLeader { target } => self.transfer_leader(target),
@@ -771,7 +903,15 @@ impl Raft {
     }
 
     fn handle_append_response(&mut self, m: Message) {
-        let Body::AppendResp { index, reject, hint_index, hint_term, heartbeat, read_ctx } = m.body else {
+        let Body::AppendResp {
+            index,
+            reject,
+            hint_index,
+            hint_term,
+            heartbeat,
+            read_ctx,
+        } = m.body
+        else {
             return;
         };
         let last_index = self.log.last_index();
@@ -780,8 +920,12 @@ impl Raft {
         } else {
             hint_index
         };
-        let Role::Leader(state) = &mut self.role else { return };
-        let Some(pr) = state.progress.get_mut(&m.from) else { return };
+        let Role::Leader(state) = &mut self.role else {
+            return;
+        };
+        let Some(pr) = state.progress.get_mut(&m.from) else {
+            return;
+        };
         pr.recent_active = true;
         if heartbeat {
             pr.probe_sent = false;
@@ -825,14 +969,21 @@ impl Raft {
         }
         while self.send_append(m.from, false) {}
         if transfer_now {
-            self.send(Message { from: self.id, to: m.from, term: self.term, body: Body::TimeoutNow });
+            self.send(Message {
+                from: self.id,
+                to: m.from,
+                term: self.term,
+                body: Body::TimeoutNow,
+            });
         }
     }
 
     /// §5.4.2: commit the largest index a quorum has, but only if it is of this term, unless
     /// the Figure 8 teaching switch is on.
     fn maybe_commit(&mut self) -> bool {
-        let Role::Leader(state) = &self.role else { return false };
+        let Role::Leader(state) = &self.role else {
+            return false;
+        };
         let quorum_index = self
             .voters
             .committed_index(|id| state.progress.get(&id).map(|pr| pr.match_index));
@@ -850,7 +1001,12 @@ impl Raft {
 
     fn peers(&self) -> Vec<MemberId> {
         match &self.role {
-            Role::Leader(state) => state.progress.keys().copied().filter(|id| *id != self.id).collect(),
+            Role::Leader(state) => state
+                .progress
+                .keys()
+                .copied()
+                .filter(|id| *id != self.id)
+                .collect(),
             _ => Vec::new(),
         }
     }
@@ -863,8 +1019,12 @@ impl Raft {
 
     /// Sends the next batch to `to`; false if nothing was sent.
     fn send_append(&mut self, to: MemberId, allow_empty: bool) -> bool {
-        let Role::Leader(state) = &mut self.role else { return false };
-        let Some(pr) = state.progress.get_mut(&to) else { return false };
+        let Role::Leader(state) = &mut self.role else {
+            return false;
+        };
+        let Some(pr) = state.progress.get_mut(&to) else {
+            return false;
+        };
         if pr.is_paused() {
             return false;
         }
@@ -875,7 +1035,9 @@ impl Raft {
             pr.become_snapshot(self.log.snapshot_index);
             return false;
         };
-        let entries = self.log.entries_from(pr.next_index, self.config.max_entries_per_msg);
+        let entries = self
+            .log
+            .entries_from(pr.next_index, self.config.max_entries_per_msg);
         if entries.is_empty() && !allow_empty {
             return false;
         }
@@ -888,7 +1050,12 @@ impl Raft {
             heartbeat: false,
             read_ctx: 0,
         };
-        self.send(Message { from: self.id, to, term: self.term, body });
+        self.send(Message {
+            from: self.id,
+            to,
+            term: self.term,
+            body,
+        });
         true
     }
 
@@ -915,14 +1082,27 @@ impl Raft {
                 pr.become_snapshot(index);
             }
         }
-        let body = Body::Snapshot { index, term, voters, learners, data };
-        self.send(Message { from: self.id, to, term: self.term, body });
+        let body = Body::Snapshot {
+            index,
+            term,
+            voters,
+            learners,
+            data,
+        };
+        self.send(Message {
+            from: self.id,
+            to,
+            term: self.term,
+            body,
+        });
     }
 
     /// Heartbeats are empty AppendEntries at the follower's known match, carrying the commit
     /// index only as far as the follower is known to have the log.
     fn bcast_heartbeat(&mut self, read_ctx: u64) {
-        let Role::Leader(state) = &self.role else { return };
+        let Role::Leader(state) = &self.role else {
+            return;
+        };
         let targets: Vec<(MemberId, Index)> = state
             .progress
             .iter()
@@ -942,12 +1122,19 @@ impl Raft {
                 heartbeat: true,
                 read_ctx,
             };
-            self.send(Message { from: self.id, to, term: self.term, body });
+            self.send(Message {
+                from: self.id,
+                to,
+                term: self.term,
+                body,
+            });
         }
     }
 
     fn quorum_active(&mut self) -> bool {
-        let Role::Leader(state) = &mut self.role else { return false };
+        let Role::Leader(state) = &mut self.role else {
+            return false;
+        };
         let id = self.id;
         let active = self
             .voters
@@ -965,7 +1152,12 @@ impl Raft {
         if !self.is_leader() {
             if let Some(leader) = self.leader {
                 let body = Body::TransferLeader { target };
-                self.send(Message { from: self.id, to: leader, term: 0, body });
+                self.send(Message {
+                    from: self.id,
+                    to: leader,
+                    term: 0,
+                    body,
+                });
             }
             return;
         }
@@ -973,12 +1165,22 @@ impl Raft {
             return;
         }
         let last_index = self.log.last_index();
-        let Role::Leader(state) = &mut self.role else { return };
+        let Role::Leader(state) = &mut self.role else {
+            return;
+        };
         state.transferee = Some(target);
         state.transfer_elapsed = 0;
-        let caught_up = state.progress.get(&target).is_some_and(|pr| pr.match_index == last_index);
+        let caught_up = state
+            .progress
+            .get(&target)
+            .is_some_and(|pr| pr.match_index == last_index);
         if caught_up {
-            self.send(Message { from: self.id, to: target, term: self.term, body: Body::TimeoutNow });
+            self.send(Message {
+                from: self.id,
+                to: target,
+                term: self.term,
+                body: Body::TimeoutNow,
+            });
         } else {
             self.send_append(target, true);
         }
@@ -1005,7 +1207,12 @@ impl Raft {
         let id = self.id;
         if let Role::Leader(state) = &mut self.role {
             let acks = BTreeSet::from([id]);
-            state.reads.queue.push_back(PendingRead { ctx, from, index, acks });
+            state.reads.queue.push_back(PendingRead {
+                ctx,
+                from,
+                index,
+                acks,
+            });
         }
         self.bcast_heartbeat(ctx);
     }
@@ -1024,8 +1231,12 @@ impl Raft {
     }
 
     fn ack_read(&mut self, from: MemberId, ctx: u64) {
-        let Role::Leader(state) = &mut self.role else { return };
-        let Some(pos) = state.reads.queue.iter().position(|r| r.ctx == ctx) else { return };
+        let Role::Leader(state) = &mut self.role else {
+            return;
+        };
+        let Some(pos) = state.reads.queue.iter().position(|r| r.ctx == ctx) else {
+            return;
+        };
         state.reads.queue[pos].acks.insert(from);
         let acks = &state.reads.queue[pos].acks;
         if !self.voters.is_active(|v| acks.contains(&v)) {
@@ -1044,7 +1255,12 @@ impl Raft {
             self.read_states.push(ReadState { ctx, index });
         } else {
             let body = Body::ReadIndexResp { ctx, index };
-            self.send(Message { from: self.id, to: from, term: self.term, body });
+            self.send(Message {
+                from: self.id,
+                to: from,
+                term: self.term,
+                body,
+            });
         }
     }
 

@@ -180,7 +180,11 @@ mod tests {
             if replicate {
                 pr.state = ProgressState::Replicate;
             }
-            assert_eq!(pr.maybe_decr_to(rejected, hint), changed, "{rejected} {hint}");
+            assert_eq!(
+                pr.maybe_decr_to(rejected, hint),
+                changed,
+                "{rejected} {hint}"
+            );
             assert_eq!(pr.next_index, next_after);
         }
     }

@@ -18,7 +18,9 @@ pub struct Majority {
 
 impl Majority {
     pub fn new(voters: impl IntoIterator<Item = MemberId>) -> Majority {
-        Majority { voters: voters.into_iter().collect() }
+        Majority {
+            voters: voters.into_iter().collect(),
+        }
     }
 
     pub fn quorum(&self) -> usize {
@@ -31,7 +33,11 @@ impl Majority {
         if self.voters.is_empty() {
             return Index::MAX;
         }
-        let mut indexes: Vec<Index> = self.voters.iter().map(|v| matched(*v).unwrap_or(0)).collect();
+        let mut indexes: Vec<Index> = self
+            .voters
+            .iter()
+            .map(|v| matched(*v).unwrap_or(0))
+            .collect();
         indexes.sort_unstable_by(|a, b| b.cmp(a));
         indexes[self.quorum() - 1]
     }
@@ -59,7 +65,8 @@ impl Majority {
 
     /// Whether the members for which `active` holds form a quorum.
     pub fn is_active(&self, active: impl Fn(MemberId) -> bool) -> bool {
-        self.voters.is_empty() || self.voters.iter().filter(|v| active(**v)).count() >= self.quorum()
+        self.voters.is_empty()
+            || self.voters.iter().filter(|v| active(**v)).count() >= self.quorum()
     }
 }
 
@@ -73,7 +80,10 @@ pub struct JointConfig {
 
 impl JointConfig {
     pub fn simple(voters: impl IntoIterator<Item = MemberId>) -> JointConfig {
-        JointConfig { incoming: Majority::new(voters), outgoing: Majority::default() }
+        JointConfig {
+            incoming: Majority::new(voters),
+            outgoing: Majority::default(),
+        }
     }
 
     pub fn is_joint(&self) -> bool {
@@ -86,7 +96,11 @@ impl JointConfig {
 
     /// Every voter of either half, each once, in order.
     pub fn voters(&self) -> BTreeSet<MemberId> {
-        self.incoming.voters.union(&self.outgoing.voters).copied().collect()
+        self.incoming
+            .voters
+            .union(&self.outgoing.voters)
+            .copied()
+            .collect()
     }
 
     pub fn committed_index(&self, matched: impl Fn(MemberId) -> Option<Index>) -> Index {
@@ -96,7 +110,10 @@ impl JointConfig {
     }
 
     pub fn vote_result(&self, votes: &BTreeMap<MemberId, bool>) -> VoteResult {
-        match (self.incoming.vote_result(votes), self.outgoing.vote_result(votes)) {
+        match (
+            self.incoming.vote_result(votes),
+            self.outgoing.vote_result(votes),
+        ) {
             (VoteResult::Won, VoteResult::Won) => VoteResult::Won,
             (VoteResult::Lost, _) | (_, VoteResult::Lost) => VoteResult::Lost,
             _ => VoteResult::Pending,
@@ -119,7 +136,16 @@ mod tests {
     #[test]
     fn quorum_is_floor_half_plus_one() {
         // The 3-versus-4 lesson: 4 members tolerate no more failures than 3.
-        for (n, q) in [(1, 1), (2, 2), (3, 2), (4, 3), (5, 3), (6, 4), (7, 4), (11, 6)] {
+        for (n, q) in [
+            (1, 1),
+            (2, 2),
+            (3, 2),
+            (4, 3),
+            (5, 3),
+            (6, 4),
+            (7, 4),
+            (11, 6),
+        ] {
             let voters: Vec<u64> = (1..=n).collect();
             assert_eq!(Majority::new(ids(&voters)).quorum(), q, "n={n}");
         }
@@ -172,6 +198,9 @@ mod tests {
         votes.insert(MemberId(4), false);
         votes.insert(MemberId(5), false);
         assert_eq!(cfg.vote_result(&votes), VoteResult::Lost);
-        assert_eq!(JointConfig::simple(ids(&[1])).committed_index(|_| Some(4)), 4);
+        assert_eq!(
+            JointConfig::simple(ids(&[1])).committed_index(|_| Some(4)),
+            4
+        );
     }
 }

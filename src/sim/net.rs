@@ -1,6 +1,6 @@
 //! The simulated network: per-link latency with jitter, loss, duplication, and cuts.
 
-use crate::base::{Millis, MemberId, Rng};
+use crate::base::{MemberId, Millis, Rng};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,7 +17,12 @@ pub struct NetConfig {
 
 impl Default for NetConfig {
     fn default() -> NetConfig {
-        NetConfig { latency_ms: 5, jitter_ms: 2, loss: 0.0, duplicate: 0.0 }
+        NetConfig {
+            latency_ms: 5,
+            jitter_ms: 2,
+            loss: 0.0,
+            duplicate: 0.0,
+        }
     }
 }
 
@@ -47,7 +52,11 @@ impl Network {
         if self.is_cut(from, to) {
             return Fate::Lost("partitioned");
         }
-        let loss = self.link_loss.get(&(from, to)).copied().unwrap_or(self.config.loss);
+        let loss = self
+            .link_loss
+            .get(&(from, to))
+            .copied()
+            .unwrap_or(self.config.loss);
         if rng.chance(loss) {
             return Fate::Lost("lost");
         }
@@ -81,7 +90,10 @@ impl Network {
 
     /// Cuts `member` off from everyone in `others`, both ways.
     pub fn isolate(&mut self, member: MemberId, others: &[MemberId]) {
-        self.partition(&[vec![member], others.iter().copied().filter(|o| *o != member).collect()]);
+        self.partition(&[
+            vec![member],
+            others.iter().copied().filter(|o| *o != member).collect(),
+        ]);
     }
 
     pub fn heal(&mut self) {
@@ -107,7 +119,14 @@ mod tests {
 
     #[test]
     fn delays_stay_within_jitter() {
-        let net = Network { config: NetConfig { latency_ms: 10, jitter_ms: 3, ..NetConfig::default() }, ..Network::default() };
+        let net = Network {
+            config: NetConfig {
+                latency_ms: 10,
+                jitter_ms: 3,
+                ..NetConfig::default()
+            },
+            ..Network::default()
+        };
         let mut rng = Rng::new(9);
         for _ in 0..200 {
             match net.fate(MemberId(1), MemberId(2), &mut rng) {

@@ -1,5 +1,5 @@
 use super::net::{Fate, NetConfig, Network};
-use crate::base::{Index, Millis, MemberId, Rng, Term};
+use crate::base::{Index, MemberId, Millis, Rng, Term};
 use crate::raft::{Config, Durable, Message, NodeEvent, Raft, RaftView, TeachingSwitches};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -132,8 +132,15 @@ pub struct StatusView {
 
 #[derive(Clone, Debug)]
 enum Event {
-    Tick { member: MemberId, incarnation: u64 },
-    Deliver { id: u64, sent_ms: Millis, msg: Message },
+    Tick {
+        member: MemberId,
+        incarnation: u64,
+    },
+    Deliver {
+        id: u64,
+        sent_ms: Millis,
+        msg: Message,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -186,7 +193,10 @@ impl World {
         let mut root = Rng::new(config.seed);
         let net_rng = root.split();
         let mut world = World {
-            net: Network { config: config.net.clone(), ..Network::default() },
+            net: Network {
+                config: config.net.clone(),
+                ..Network::default()
+            },
             config,
             now: 0,
             seq: 0,
@@ -217,7 +227,13 @@ impl World {
                 raft_rng,
             };
             world.members.insert(*id, member);
-            world.schedule(phase, Event::Tick { member: *id, incarnation: 0 });
+            world.schedule(
+                phase,
+                Event::Tick {
+                    member: *id,
+                    incarnation: 0,
+                },
+            );
         }
         world
     }
@@ -287,10 +303,15 @@ impl World {
 
     /// Handles the next event; false if there is none.
     pub fn step(&mut self) -> bool {
-        let Some(((at, _), event)) = self.queue.pop_first() else { return false };
+        let Some(((at, _), event)) = self.queue.pop_first() else {
+            return false;
+        };
         self.now = self.now.max(at);
         match event {
-            Event::Tick { member, incarnation } => self.on_tick(member, incarnation),
+            Event::Tick {
+                member,
+                incarnation,
+            } => self.on_tick(member, incarnation),
             Event::Deliver { id, msg, .. } => self.on_deliver(id, msg),
         }
         true
@@ -329,7 +350,9 @@ impl World {
 
     fn on_tick(&mut self, id: MemberId, incarnation: u64) {
         let tick_ms = self.config.tick_ms.max(1);
-        let Some(member) = self.members.get_mut(&id) else { return };
+        let Some(member) = self.members.get_mut(&id) else {
+            return;
+        };
         if member.incarnation != incarnation || member.node.is_none() {
             return; // a tick of a crashed incarnation
         }
@@ -338,14 +361,22 @@ impl World {
                 node.tick();
             }
         }
-        self.schedule(self.now + tick_ms, Event::Tick { member: id, incarnation });
+        self.schedule(
+            self.now + tick_ms,
+            Event::Tick {
+                member: id,
+                incarnation,
+            },
+        );
         self.process_ready(id);
     }
 
     fn on_deliver(&mut self, id: u64, msg: Message) {
         let to = msg.to;
         let cut = self.net.is_cut(msg.from, msg.to);
-        let Some(member) = self.members.get(&to) else { return };
+        let Some(member) = self.members.get(&to) else {
+            return;
+        };
         let (down, paused) = (member.node.is_none(), member.paused);
         let describe = msg.describe();
         if down {
@@ -369,8 +400,12 @@ impl World {
     /// Acts on a member's Ready: persist, send, apply, advance (see `raft::Ready`).
     fn process_ready(&mut self, id: MemberId) {
         loop {
-            let Some(member) = self.members.get_mut(&id) else { return };
-            let Some(node) = member.node.as_mut() else { return };
+            let Some(member) = self.members.get_mut(&id) else {
+                return;
+            };
+            let Some(node) = member.node.as_mut() else {
+                return;
+            };
             let events = node.take_events();
             if !node.has_ready() && events.is_empty() {
                 return;
@@ -390,7 +425,11 @@ impl World {
             node.advance(&rd);
             for event in events {
                 self.trace(format!("{id} {event:?}"));
-                self.events.push(LogEvent { time_ms: self.now, member: id, event });
+                self.events.push(LogEvent {
+                    time_ms: self.now,
+                    member: id,
+                    event,
+                });
             }
             for entry in &rd.committed_entries {
                 self.trace(format!("{id} apply {}", entry.describe()));
@@ -411,7 +450,14 @@ impl World {
                 self.trace(format!("send #{id} {describe}"));
                 for delay in delays {
                     let sent_ms = self.now;
-                    self.schedule(self.now + delay, Event::Deliver { id, sent_ms, msg: msg.clone() });
+                    self.schedule(
+                        self.now + delay,
+                        Event::Deliver {
+                            id,
+                            sent_ms,
+                            msg: msg.clone(),
+                        },
+                    );
                 }
             }
         }
@@ -420,7 +466,10 @@ impl World {
     // ----- actions ----------------------------------------------------------------------
 
     pub fn apply(&mut self, action: &Action) -> Result<(), SimError> {
-        self.trace(format!("action {}", serde_json::to_string(action).unwrap_or_default()));
+        self.trace(format!(
+            "action {}",
+            serde_json::to_string(action).unwrap_or_default()
+        ));
         match action {
             Action::Kill { member } => self.kill(*member),
             Action::Restart { member } => self.restart(*member),
@@ -437,14 +486,18 @@ impl World {
                 Ok(())
             }
             Action::DropMessage { id } => {
-                self.queue.retain(|_, e| !matches!(e, Event::Deliver { id: i, .. } if i == id));
+                self.queue
+                    .retain(|_, e| !matches!(e, Event::Deliver { id: i, .. } if i == id));
                 Ok(())
             }
         }
     }
 
     fn running_mut(&mut self, id: MemberId) -> Result<&mut Member, SimError> {
-        let member = self.members.get_mut(&id).ok_or_else(|| SimError::NoSuchMember(id.to_string()))?;
+        let member = self
+            .members
+            .get_mut(&id)
+            .ok_or_else(|| SimError::NoSuchMember(id.to_string()))?;
         if member.node.is_none() {
             return Err(SimError::Stopped(id));
         }
@@ -453,7 +506,10 @@ impl World {
 
     /// A crash: volatile state is lost; the durable state stays on "disk".
     fn kill(&mut self, id: MemberId) -> Result<(), SimError> {
-        let member = self.members.get_mut(&id).ok_or_else(|| SimError::NoSuchMember(id.to_string()))?;
+        let member = self
+            .members
+            .get_mut(&id)
+            .ok_or_else(|| SimError::NoSuchMember(id.to_string()))?;
         if member.node.take().is_none() {
             return Err(SimError::AlreadyStopped(id));
         }
@@ -468,7 +524,10 @@ impl World {
         let ids = self.member_ids();
         let config = self.raft_config(id, &ids);
         let tick_ms = self.config.tick_ms.max(1);
-        let member = self.members.get_mut(&id).ok_or_else(|| SimError::NoSuchMember(id.to_string()))?;
+        let member = self
+            .members
+            .get_mut(&id)
+            .ok_or_else(|| SimError::NoSuchMember(id.to_string()))?;
         if member.node.is_some() {
             return Err(SimError::NotStopped(id));
         }
@@ -478,7 +537,13 @@ impl World {
         member.revision = 1;
         let incarnation = member.incarnation;
         let phase = member.raft_rng.range(1, tick_ms + 1);
-        self.schedule(self.now + phase, Event::Tick { member: id, incarnation });
+        self.schedule(
+            self.now + phase,
+            Event::Tick {
+                member: id,
+                incarnation,
+            },
+        );
         Ok(())
     }
 
@@ -577,6 +642,41 @@ impl World {
         })
     }
 
+    /// The largest group of running, unpaused members that can all reach each other both
+    /// ways: what the quorum meter compares with the quorum.
+    pub fn largest_connected_group(&self) -> Vec<MemberId> {
+        let alive: Vec<MemberId> = self
+            .members
+            .iter()
+            .filter(|(_, m)| m.node.is_some() && !m.paused)
+            .map(|(id, _)| *id)
+            .collect();
+        let mut best: Vec<MemberId> = Vec::new();
+        let mut seen: Vec<MemberId> = Vec::new();
+        for start in &alive {
+            if seen.contains(start) {
+                continue;
+            }
+            let mut group = vec![*start];
+            let mut i = 0;
+            while i < group.len() {
+                let a = group[i];
+                for b in &alive {
+                    if !group.contains(b) && !self.net.is_cut(a, *b) && !self.net.is_cut(*b, a) {
+                        group.push(*b);
+                    }
+                }
+                i += 1;
+            }
+            seen.extend(&group);
+            if group.len() > best.len() {
+                group.sort();
+                best = group;
+            }
+        }
+        best
+    }
+
     /// Narration events so far (oldest first).
     pub fn events(&self) -> &[LogEvent] {
         &self.events
@@ -626,13 +726,25 @@ impl World {
                     vote: m.durable.hard.vote,
                     commit: 0,
                     applied: 0,
-                    last_index: m.durable.entries.last().map_or(m.durable.snapshot_index, |e| e.index),
-                    last_term: m.durable.entries.last().map_or(m.durable.snapshot_term, |e| e.term),
+                    last_index: m
+                        .durable
+                        .entries
+                        .last()
+                        .map_or(m.durable.snapshot_index, |e| e.index),
+                    last_term: m
+                        .durable
+                        .entries
+                        .last()
+                        .map_or(m.durable.snapshot_term, |e| e.term),
                     revision: m.revision,
                 },
             })
             .collect();
-        StatusView { time_ms: self.now, leader: self.leader(), members }
+        StatusView {
+            time_ms: self.now,
+            leader: self.leader(),
+            members,
+        }
     }
 
     /// Proposes `data` through member `id` (forwarded to the leader if it is a follower).
@@ -645,14 +757,16 @@ impl World {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn elect(seed: u64) -> World {
         let mut world = World::new(WorldConfig::new(3, seed));
-        assert!(world.run_until_cond(30_000, |w| w.leader().is_some()), "seed {seed}: no leader");
+        assert!(
+            world.run_until_cond(30_000, |w| w.leader().is_some()),
+            "seed {seed}: no leader"
+        );
         world
     }
 
@@ -662,7 +776,11 @@ mod tests {
         let leader = world.leader().unwrap();
         let term = world.node(leader).unwrap().term;
         world.run_for(10_000);
-        assert_eq!(world.leader(), Some(leader), "a healthy leader keeps its term");
+        assert_eq!(
+            world.leader(),
+            Some(leader),
+            "a healthy leader keeps its term"
+        );
         assert_eq!(world.node(leader).unwrap().term, term);
     }
 
@@ -678,7 +796,11 @@ mod tests {
         assert!(world.node(new).unwrap().term > old_term);
         world.apply(&Action::Restart { member: old }).unwrap();
         world.run_for(5_000);
-        assert_eq!(world.leader(), Some(new), "the restarted member rejoins as follower");
+        assert_eq!(
+            world.leader(),
+            Some(new),
+            "the restarted member rejoins as follower"
+        );
     }
 
     #[test]
@@ -689,14 +811,21 @@ mod tests {
             world.propose(leader, format!("v{i}").into_bytes()).unwrap();
         }
         world.run_for(1_000);
-        let follower = world.member_ids().into_iter().find(|m| *m != leader).unwrap();
+        let follower = world
+            .member_ids()
+            .into_iter()
+            .find(|m| *m != leader)
+            .unwrap();
         let before = world.node(follower).unwrap().view();
         assert!(before.commit >= 6);
 
         world.apply(&Action::Pause { member: follower }).unwrap();
         world.run_for(3_000);
         let paused = world.node(follower).unwrap().view();
-        assert_eq!((paused.commit, paused.applied, paused.term), (before.commit, before.applied, before.term));
+        assert_eq!(
+            (paused.commit, paused.applied, paused.term),
+            (before.commit, before.applied, before.term)
+        );
 
         world.apply(&Action::Resume { member: follower }).unwrap();
         world.apply(&Action::Kill { member: follower }).unwrap();
@@ -705,10 +834,16 @@ mod tests {
         assert_eq!(restarted.commit, 0, "commit index is volatile");
         assert_eq!(restarted.applied, 0, "applied index is volatile");
         assert_eq!(restarted.term, before.term, "term is durable");
-        assert_eq!(restarted.last_index, before.last_index, "the log is durable");
+        assert_eq!(
+            restarted.last_index, before.last_index,
+            "the log is durable"
+        );
         assert_eq!(restarted.role.as_str(), "follower");
         world.run_for(1_000);
-        assert!(world.node(follower).unwrap().log.committed >= 6, "the leader re-teaches commit");
+        assert!(
+            world.node(follower).unwrap().log.committed >= 6,
+            "the leader re-teaches commit"
+        );
     }
 
     #[test]

@@ -139,13 +139,33 @@ fn free_port() -> Result<u16> {
 }
 
 /// A plain blocking GET on loopback (only used before a WebDriver session exists).
+/// chromedriver keeps the connection open despite `Connection: close`, so the body is
+/// read by its `Content-Length`.
 fn http_get(port: u16, path: &str) -> Option<String> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
     let request =
         format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
     stream.write_all(request.as_bytes()).ok()?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).ok()?;
-    Some(response)
+    let mut response = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = stream.read(&mut chunk).ok()?;
+        response.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&response).into_owned();
+        if let Some(end) = text.find("\r\n\r\n") {
+            let length = text[..end].lines().find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.trim()
+                    .eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse::<usize>().ok())?
+            });
+            if length.is_some_and(|len| response.len() >= end + 4 + len) {
+                return Some(text);
+            }
+        }
+        if n == 0 {
+            return Some(text);
+        }
+    }
 }

@@ -267,6 +267,7 @@ impl Harness {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(page.clone());
+        page.fit_viewport().await?;
         page.goto(path).await?;
         Ok(page)
     }
@@ -553,6 +554,31 @@ impl Page {
             (Some(w), Some(h)) => Ok((w, h)),
             _ => Err(format!("viewport: unexpected {v}").into()),
         }
+    }
+
+    /// Headless Chromium's `--window-size` is the outer window, whose viewport is shorter
+    /// (by ~140 px here); grows the window until the viewport is `width`x`height`.
+    async fn fit_viewport(&self) -> Result {
+        let (want_w, want_h) = (u64::from(self.width), u64::from(self.height));
+        let mut seen = (0, 0);
+        for attempt in 0..4 {
+            seen = self.viewport().await?;
+            if seen == (want_w, want_h) {
+                return Ok(());
+            }
+            if attempt == 3 {
+                break;
+            }
+            let (outer_w, outer_h) = self.client.get_window_size().await?;
+            let w = (outer_w + want_w).saturating_sub(seen.0);
+            let h = (outer_h + want_h).saturating_sub(seen.1);
+            self.client.set_window_size(w as u32, h as u32).await?;
+        }
+        Err(format!(
+            "cannot make the viewport {want_w}x{want_h}: it stays {}x{}",
+            seen.0, seen.1
+        )
+        .into())
     }
 
     /// The browser console's messages since the last call (chromedriver hands each out

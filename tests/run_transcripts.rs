@@ -1,0 +1,165 @@
+//! Transcript tests of `raftlab run`: each `tests/testdata/run/*.script` is run through the
+//! real binary with the flags of its first line (`# raftlab run --members 3 --seed 7 --echo`),
+//! and its output must equal the `.out` file beside it. `REWRITE=1 cargo test --test
+//! run_transcripts` blesses new output (then read the diff before committing).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn run(script: &Path) -> (String, i32) {
+    let text = std::fs::read_to_string(script).unwrap();
+    let header = text.lines().next().unwrap_or_default();
+    let flags: Vec<&str> = header
+        .strip_prefix("# raftlab run")
+        .unwrap_or_else(|| {
+            panic!(
+                "{}: first line must be `# raftlab run FLAGS`",
+                script.display()
+            )
+        })
+        .split_whitespace()
+        .collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_raftlab"))
+        .arg("run")
+        .args(&flags)
+        .arg(script)
+        .output()
+        .expect("run raftlab");
+    let mut text = String::from_utf8(out.stdout).unwrap();
+    text.push_str(&String::from_utf8(out.stderr).unwrap());
+    (text, out.status.code().unwrap_or(-1))
+}
+
+fn scripts() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/testdata/run");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "script"))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty(), "no transcripts found");
+    paths
+}
+
+#[test]
+fn transcripts_match() {
+    let rewrite = std::env::var_os("REWRITE").is_some();
+    let mut failures = Vec::new();
+    for script in scripts() {
+        let (got, code) = run(&script);
+        let got = format!("{got}[run exit {code}]\n");
+        let expected_path = script.with_extension("out");
+        if rewrite {
+            std::fs::write(&expected_path, &got).unwrap();
+            continue;
+        }
+        let want = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        if got != want {
+            failures.push(format!(
+                "--- {}\n+++ actual\n{got}",
+                expected_path.display()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "transcripts differ (REWRITE=1 to bless):\n{}",
+        failures.join("\n")
+    );
+}
+
+/// The walking skeleton's story, asserted on the JSON rather than on a transcript: a leader
+/// appears, is killed, and a different member leads in a higher term.
+#[test]
+fn kill_leader_story_through_raftlab_run() {
+    for seed in 1..=20 {
+        let script = "wait leader\nstatus -w json\nkill leader\nwait leader\nstatus -w json\n";
+        let out = Command::new(env!("CARGO_BIN_EXE_raftlab"))
+            .args(["run", "--members", "3", "--seed", &seed.to_string(), "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write;
+                child.stdin.take().unwrap().write_all(script.as_bytes())?;
+                child.wait_with_output()
+            })
+            .expect("run raftlab");
+        assert!(out.status.success(), "seed {seed}: exit {:?}", out.status);
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let statuses: Vec<serde_json::Value> = stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let [before, after] = statuses.as_slice() else {
+            panic!("seed {seed}: {stdout}")
+        };
+        let leader_term = |s: &serde_json::Value| {
+            let leader = s["leader"].as_str().expect("a leader").to_string();
+            let term = s["members"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["name"] == leader.as_str())
+                .map(|m| m["term"].as_u64().unwrap())
+                .unwrap();
+            (leader, term)
+        };
+        let (old, old_term) = leader_term(before);
+        let (new, new_term) = leader_term(after);
+        assert_ne!(old, new, "seed {seed}");
+        assert!(new_term > old_term, "seed {seed}: {old_term} -> {new_term}");
+        let old_state = after["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == old.as_str())
+            .unwrap();
+        assert_eq!(old_state["state"], "stopped", "seed {seed}");
+    }
+}
+
+#[test]
+fn same_script_same_seed_byte_identical_output_and_trace() {
+    let dir = std::env::temp_dir().join(format!("raftlab-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/testdata/run/kill-leader.script");
+    let run_once = |name: &str| {
+        let trace = dir.join(name);
+        let out = Command::new(env!("CARGO_BIN_EXE_raftlab"))
+            .args(["run", "--seed", "7", "--echo", "--trace"])
+            .arg(&trace)
+            .arg(&script)
+            .output()
+            .unwrap();
+        (out.stdout, std::fs::read(&trace).unwrap())
+    };
+    let (a_out, a_trace) = run_once("a.json");
+    let (b_out, b_trace) = run_once("b.json");
+    assert_eq!(a_out, b_out);
+    assert_eq!(a_trace, b_trace);
+    let trace: serde_json::Value = serde_json::from_slice(&a_trace).unwrap();
+    assert_eq!(trace["seed"], 7);
+    assert!(trace["events"].as_array().unwrap().len() > 10);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_invocations_exit_2_with_usage() {
+    for args in [
+        vec!["frob"],
+        vec!["run", "--members", "0"],
+        vec!["run", "--members", "x"],
+        vec!["run", "--bogus"],
+        vec!["run", "/nonexistent/file"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_raftlab"))
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+}
