@@ -2,7 +2,7 @@
 //! [--trace out.json] [FILE|-]`.
 
 use crate::console::{run_script, Session};
-use crate::sim::WorldConfig;
+use crate::etcd::ClusterConfig;
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -92,7 +92,7 @@ pub fn main() -> i32 {
             return 2;
         }
     };
-    let mut session = Session::new(WorldConfig::new(args.members, args.seed));
+    let mut session = Session::new(ClusterConfig::new(args.members, args.seed));
     session.world.record_trace(args.trace.is_some());
     let run = run_script(&mut session, &text, args.echo);
     let mut stdout = std::io::stdout().lock();

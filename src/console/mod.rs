@@ -5,7 +5,8 @@
 pub mod script;
 
 use crate::base::{format_duration, parse_duration, MemberId, Millis};
-use crate::sim::{Action, SimError, World, WorldConfig};
+use crate::etcd::{Cluster, ClusterConfig};
+use crate::sim::SimError;
 use std::fmt::Write as _;
 
 /// What a command printed and how it exited.
@@ -41,15 +42,17 @@ pub const WAIT_LEADER_LIMIT_MS: Millis = 60_000;
 /// script that replays it exactly (with the same seed).
 #[derive(Clone, Debug)]
 pub struct Session {
-    pub world: World,
+    pub config: ClusterConfig,
+    pub world: Cluster,
     history: Vec<String>,
     history_time: Millis,
 }
 
 impl Session {
-    pub fn new(config: WorldConfig) -> Session {
+    pub fn new(config: ClusterConfig) -> Session {
         Session {
-            world: World::new(config),
+            world: config.build(),
+            config,
             history: Vec::new(),
             history_time: 0,
         }
@@ -57,7 +60,7 @@ impl Session {
 
     /// The run so far as a script: the commands, with `wait`s for the time between them.
     pub fn export_script(&self) -> String {
-        let c = &self.world.config;
+        let c = &self.config;
         let mut out = format!("# raftlab run --members {} --seed {}\n", c.members, c.seed);
         for line in &self.history {
             out.push_str(line);
@@ -95,7 +98,7 @@ impl Session {
             "transfer" => self.transfer(&args, line),
             "partition" => self.partition(&args, line),
             "isolate" => self.isolate(&args, line),
-            "heal" => self.simple_action(&args, Action::Heal, line),
+            "heal" => self.heal(&args, line),
             "latency" => self.latency(&args, line),
             "loss" => self.loss(&args, line),
             "drop" => self.drop_link(&args, line),
@@ -115,8 +118,9 @@ impl Session {
         self.world.member(name).map_err(|e| e.to_string())
     }
 
-    fn act(&mut self, action: Action, line: &str) -> Result<Output, String> {
-        self.world.apply(&action).map_err(|e| e.to_string())?;
+    /// Records a command that changed the world, for export.
+    fn done(&mut self, result: Result<(), SimError>, line: &str) -> Result<Output, String> {
+        result.map_err(|e| e.to_string())?;
         self.record(line);
         Ok(Output::default())
     }
@@ -195,14 +199,14 @@ impl Session {
             return Err(format!("usage: {verb} MEMBER"));
         };
         let member = self.member(name)?;
-        let action = match verb {
-            "kill" => Action::Kill { member },
-            "restart" => Action::Restart { member },
-            "pause" => Action::Pause { member },
-            "resume" => Action::Resume { member },
-            _ => Action::Timeout { member },
+        let result = match verb {
+            "kill" => self.world.kill(member),
+            "restart" => self.world.restart(member),
+            "pause" => self.world.pause(member),
+            "resume" => self.world.resume(member),
+            _ => self.world.timeout(member),
         };
-        self.act(action, line)
+        self.done(result, line)
     }
 
     fn transfer(&mut self, args: &[&str], line: &str) -> Result<Output, String> {
@@ -210,11 +214,8 @@ impl Session {
             return Err("usage: transfer MEMBER (hand leadership to MEMBER)".into());
         };
         let to = self.member(name)?;
-        let from = self
-            .world
-            .leader()
-            .ok_or_else(|| SimError::NoLeader.to_string())?;
-        self.act(Action::TransferLeader { from, to }, line)
+        let result = self.world.transfer_leader(to);
+        self.done(result, line)
     }
 
     /// `partition m1,m2 | m3,m4,m5`: links between groups are cut both ways.
@@ -234,7 +235,8 @@ impl Session {
         if groups.len() < 2 {
             return Err("usage: partition m1,m2 | m3[,...] (at least two groups)".into());
         }
-        self.act(Action::Partition { groups }, line)
+        self.world.net.partition(&groups);
+        self.done(Ok(()), line)
     }
 
     fn isolate(&mut self, args: &[&str], line: &str) -> Result<Output, String> {
@@ -248,27 +250,16 @@ impl Session {
             .into_iter()
             .filter(|m| *m != member)
             .collect();
-        self.act(
-            Action::Partition {
-                groups: vec![vec![member], others],
-            },
-            line,
-        )
+        self.world.net.isolate(member, &others);
+        self.done(Ok(()), line)
     }
 
-    fn simple_action(
-        &mut self,
-        args: &[&str],
-        action: Action,
-        line: &str,
-    ) -> Result<Output, String> {
+    fn heal(&mut self, args: &[&str], line: &str) -> Result<Output, String> {
         if !args.is_empty() {
-            return Err(format!(
-                "{} takes no arguments",
-                line.split_whitespace().next().unwrap_or("")
-            ));
+            return Err("usage: heal".into());
         }
-        self.act(action, line)
+        self.world.net.heal();
+        self.done(Ok(()), line)
     }
 
     fn latency(&mut self, args: &[&str], line: &str) -> Result<Output, String> {
@@ -372,7 +363,7 @@ mod tests {
     use super::*;
 
     fn session() -> Session {
-        Session::new(WorldConfig::new(3, 1))
+        Session::new(ClusterConfig::new(3, 1))
     }
 
     #[test]

@@ -1,10 +1,640 @@
-//! The deterministic world: virtual time, a seeded network, members that crash and restart.
-//! Events are ordered by (virtual time, sequence number); nothing here reads a clock.
+//! The deterministic world: virtual time, a seeded network, processes that crash, restart and
+//! pause. Events are ordered by (virtual time, sequence number); nothing here reads a clock or
+//! knows what the processes compute. `etcd` puts Raft members in it.
 
 mod net;
-mod world;
 
 pub use net::{Fate, NetConfig, Network};
-pub use world::{
-    Action, Applied, InFlight, LogEvent, MemberStatus, SimError, StatusView, World, WorldConfig,
-};
+
+use crate::base::{MemberId, Millis, Rng};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A message the network carries: who sends it to whom, and how the UI labels it.
+pub trait Envelope: Clone {
+    fn from(&self) -> MemberId;
+    fn to(&self) -> MemberId;
+    /// Short name for the UI ("Heartbeat", "RequestVote").
+    fn kind(&self) -> &'static str;
+    /// The sender's term, for colouring.
+    fn term(&self) -> u64;
+    /// Entries carried (0 for none).
+    fn entry_count(&self) -> usize;
+    /// One line for traces and tooltips.
+    fn describe(&self) -> String;
+}
+
+/// What a process may do while handling an event: send, ask to be woken, note a trace line.
+#[derive(Debug)]
+pub struct Ctx<M> {
+    pub now: Millis,
+    pub outbox: Vec<M>,
+    /// (delay from now, token): `Process::wake` is called with the token then, unless the
+    /// process crashed meanwhile.
+    pub wakeups: Vec<(Millis, u64)>,
+    pub notes: Vec<String>,
+}
+
+impl<M> Ctx<M> {
+    fn new(now: Millis) -> Ctx<M> {
+        Ctx {
+            now,
+            outbox: Vec::new(),
+            wakeups: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn send(&mut self, msg: M) {
+        self.outbox.push(msg);
+    }
+
+    pub fn wake_in(&mut self, delay_ms: Millis, token: u64) {
+        self.wakeups.push((delay_ms, token));
+    }
+
+    pub fn note(&mut self, line: String) {
+        self.notes.push(line);
+    }
+}
+
+/// A simulated process (an etcd member). The world calls it; it never calls the world.
+pub trait Process: Clone {
+    type Msg: Envelope;
+    /// A periodic timer tick (every `tick_ms`).
+    fn tick(&mut self, ctx: &mut Ctx<Self::Msg>);
+    fn receive(&mut self, msg: Self::Msg, ctx: &mut Ctx<Self::Msg>);
+    /// A wake-up the process asked for (e.g. an fsync completing).
+    fn wake(&mut self, token: u64, ctx: &mut Ctx<Self::Msg>);
+    /// A crash: everything volatile is lost, including writes not yet on disk.
+    fn crash(&mut self);
+    /// A start from durable state after a crash.
+    fn restart(&mut self, ctx: &mut Ctx<Self::Msg>);
+    fn is_running(&self) -> bool;
+}
+
+/// Expected failures of world commands; `Display` is what a script prints.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimError {
+    NoSuchMember(String),
+    AlreadyStopped(MemberId),
+    NotStopped(MemberId),
+    Stopped(MemberId),
+    AlreadyPaused(MemberId),
+    NotPaused(MemberId),
+    NoLeader,
+    NoSuchMessage(u64),
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::NoSuchMember(name) => write!(f, "no member named {name:?}"),
+            SimError::AlreadyStopped(m) => write!(f, "{m} is already stopped"),
+            SimError::NotStopped(m) => write!(f, "{m} is running; kill it first"),
+            SimError::Stopped(m) => write!(f, "{m} is stopped"),
+            SimError::AlreadyPaused(m) => write!(f, "{m} is already paused"),
+            SimError::NotPaused(m) => write!(f, "{m} is not paused"),
+            SimError::NoLeader => write!(f, "there is no leader"),
+            SimError::NoSuchMessage(id) => write!(f, "no message #{id} in flight"),
+        }
+    }
+}
+
+/// A message on the wire, as the UI draws it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InFlight {
+    pub id: u64,
+    pub sent_ms: Millis,
+    pub arrive_ms: Millis,
+    pub from: MemberId,
+    pub to: MemberId,
+    pub kind: &'static str,
+    pub term: u64,
+    pub entries: usize,
+    pub describe: String,
+}
+
+#[derive(Clone, Debug)]
+enum Event<M> {
+    Tick {
+        member: MemberId,
+        incarnation: u64,
+    },
+    Wake {
+        member: MemberId,
+        incarnation: u64,
+        token: u64,
+    },
+    Deliver {
+        id: u64,
+        sent_ms: Millis,
+        msg: M,
+    },
+}
+
+#[derive(Clone, Debug)]
+struct Slot<P: Process> {
+    process: P,
+    paused: bool,
+    /// Messages that arrived while paused, handled on resume (a stopped process's socket).
+    inbox: Vec<P::Msg>,
+    incarnation: u64,
+    /// Draws tick phases for this member's restarts.
+    rng: Rng,
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a, continuing from `hash`: the trace hash and data digests.
+pub fn fnv(mut hash: u64, bytes: &[u8]) -> u64 {
+    for b in bytes {
+        hash ^= u64::from(*b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+pub fn digest(bytes: &[u8]) -> u64 {
+    fnv(FNV_OFFSET, bytes)
+}
+
+/// The world. `Clone` is a checkpoint.
+#[derive(Clone, Debug)]
+pub struct Sim<P: Process> {
+    pub net: Network,
+    pub tick_ms: Millis,
+    now: Millis,
+    seq: u64,
+    queue: BTreeMap<(Millis, u64), Event<P::Msg>>,
+    slots: BTreeMap<MemberId, Slot<P>>,
+    net_rng: Rng,
+    next_message_id: u64,
+    trace_hash: u64,
+    trace_len: u64,
+    record_trace: bool,
+    trace: Vec<String>,
+}
+
+impl<P: Process> Sim<P> {
+    /// A world of `processes`, with the network's randomness drawn from `rng`.
+    pub fn new(
+        processes: Vec<(MemberId, P)>,
+        net: NetConfig,
+        tick_ms: Millis,
+        mut rng: Rng,
+    ) -> Sim<P> {
+        let net_rng = rng.split();
+        let mut sim = Sim {
+            net: Network {
+                config: net,
+                ..Network::default()
+            },
+            tick_ms: tick_ms.max(1),
+            now: 0,
+            seq: 0,
+            queue: BTreeMap::new(),
+            slots: BTreeMap::new(),
+            net_rng,
+            next_message_id: 1,
+            trace_hash: FNV_OFFSET,
+            trace_len: 0,
+            record_trace: false,
+            trace: Vec::new(),
+        };
+        for (id, process) in processes {
+            sim.add(id, process, rng.split());
+        }
+        sim
+    }
+
+    /// Adds a running process; its ticks start within one tick period.
+    pub fn add(&mut self, id: MemberId, process: P, mut rng: Rng) {
+        // Tick phases differ per member, as real processes start at different moments.
+        let phase = rng.range(1, self.tick_ms + 1);
+        self.slots.insert(
+            id,
+            Slot {
+                process,
+                paused: false,
+                inbox: Vec::new(),
+                incarnation: 0,
+                rng,
+            },
+        );
+        self.schedule(
+            self.now + phase,
+            Event::Tick {
+                member: id,
+                incarnation: 0,
+            },
+        );
+    }
+
+    /// Removes a process from the world altogether (membership change).
+    pub fn remove(&mut self, id: MemberId) -> Option<P> {
+        self.slots.remove(&id).map(|s| s.process)
+    }
+
+    pub fn record_trace(&mut self, on: bool) {
+        self.record_trace = on;
+    }
+
+    pub fn trace_lines(&self) -> &[String] {
+        &self.trace
+    }
+
+    pub fn trace_hash(&self) -> u64 {
+        self.trace_hash
+    }
+
+    pub fn trace_len(&self) -> u64 {
+        self.trace_len
+    }
+
+    /// Adds a line to the trace (and its hash).
+    pub fn trace(&mut self, line: String) {
+        let stamped = format!("{:>8} {}", self.now, line);
+        self.trace_hash = fnv(self.trace_hash, stamped.as_bytes());
+        self.trace_hash = fnv(self.trace_hash, b"\n");
+        self.trace_len += 1;
+        if self.record_trace {
+            self.trace.push(stamped);
+        }
+    }
+
+    pub fn now(&self) -> Millis {
+        self.now
+    }
+
+    pub fn member_ids(&self) -> Vec<MemberId> {
+        self.slots.keys().copied().collect()
+    }
+
+    /// Resolves a member name that exists in this world.
+    pub fn member(&self, name: &str) -> Result<MemberId, SimError> {
+        MemberId::parse(name)
+            .filter(|id| self.slots.contains_key(id))
+            .ok_or_else(|| SimError::NoSuchMember(name.to_string()))
+    }
+
+    pub fn process(&self, id: MemberId) -> Option<&P> {
+        self.slots.get(&id).map(|s| &s.process)
+    }
+
+    pub fn processes(&self) -> impl Iterator<Item = (MemberId, &P)> {
+        self.slots.iter().map(|(id, s)| (*id, &s.process))
+    }
+
+    pub fn is_running(&self, id: MemberId) -> bool {
+        self.slots.get(&id).is_some_and(|s| s.process.is_running())
+    }
+
+    pub fn is_paused(&self, id: MemberId) -> bool {
+        self.slots.get(&id).is_some_and(|s| s.paused)
+    }
+
+    pub fn incarnation(&self, id: MemberId) -> u64 {
+        self.slots.get(&id).map_or(0, |s| s.incarnation)
+    }
+
+    fn schedule(&mut self, at: Millis, event: Event<P::Msg>) {
+        self.seq += 1;
+        self.queue.insert((at, self.seq), event);
+    }
+
+    // ----- running ----------------------------------------------------------------------
+
+    pub fn next_event_time(&self) -> Option<Millis> {
+        self.queue.keys().next().map(|(t, _)| *t)
+    }
+
+    /// Handles the next event; false if there is none.
+    pub fn step(&mut self) -> bool {
+        let Some(((at, _), event)) = self.queue.pop_first() else {
+            return false;
+        };
+        self.now = self.now.max(at);
+        match event {
+            Event::Tick {
+                member,
+                incarnation,
+            } => self.on_tick(member, incarnation),
+            Event::Wake {
+                member,
+                incarnation,
+                token,
+            } => {
+                if self.incarnation(member) == incarnation && !self.is_paused(member) {
+                    self.with_process(member, |p, ctx| p.wake(token, ctx));
+                } else if self.is_paused(member) {
+                    // A paused process does its I/O when it resumes.
+                    self.schedule(
+                        self.now + self.tick_ms,
+                        Event::Wake {
+                            member,
+                            incarnation,
+                            token,
+                        },
+                    );
+                }
+            }
+            Event::Deliver { id, msg, .. } => self.on_deliver(id, msg),
+        }
+        true
+    }
+
+    /// Handles every event up to and including time `t`, then sets the clock to `t`.
+    pub fn run_until(&mut self, t: Millis) {
+        while self.next_event_time().is_some_and(|next| next <= t) {
+            self.step();
+        }
+        self.now = self.now.max(t);
+    }
+
+    pub fn run_for(&mut self, d: Millis) {
+        self.run_until(self.now + d);
+    }
+
+    /// Runs until `done` holds (checked after every event) or `limit` ms pass.
+    pub fn run_until_cond(&mut self, limit: Millis, mut done: impl FnMut(&Self) -> bool) -> bool {
+        let deadline = self.now + limit;
+        loop {
+            if done(self) {
+                return true;
+            }
+            match self.next_event_time() {
+                Some(t) if t <= deadline => {
+                    self.step();
+                }
+                _ => {
+                    self.now = self.now.max(deadline);
+                    return done(self);
+                }
+            }
+        }
+    }
+
+    fn on_tick(&mut self, id: MemberId, incarnation: u64) {
+        let Some(slot) = self.slots.get(&id) else {
+            return;
+        };
+        if slot.incarnation != incarnation || !slot.process.is_running() {
+            return; // a tick of a crashed incarnation
+        }
+        let paused = slot.paused;
+        self.schedule(
+            self.now + self.tick_ms,
+            Event::Tick {
+                member: id,
+                incarnation,
+            },
+        );
+        if !paused {
+            self.with_process(id, |p, ctx| p.tick(ctx));
+        }
+    }
+
+    fn on_deliver(&mut self, id: u64, msg: P::Msg) {
+        let to = msg.to();
+        let cut = self.net.is_cut(msg.from(), to);
+        let Some(slot) = self.slots.get(&to) else {
+            return;
+        };
+        let (down, paused) = (!slot.process.is_running(), slot.paused);
+        let describe = msg.describe();
+        if down {
+            self.trace(format!("drop #{id} {describe} (down)"));
+        } else if cut {
+            self.trace(format!("drop #{id} {describe} (partitioned)"));
+        } else if paused {
+            self.trace(format!("hold #{id} {describe} (paused)"));
+            if let Some(slot) = self.slots.get_mut(&to) {
+                slot.inbox.push(msg);
+            }
+        } else {
+            self.trace(format!("recv #{id} {describe}"));
+            self.with_process(to, |p, ctx| p.receive(msg, ctx));
+        }
+    }
+
+    /// Runs `f` on a process with a fresh context, then carries out what it asked for.
+    /// None if there is no such member.
+    pub fn with_process<R>(
+        &mut self,
+        id: MemberId,
+        f: impl FnOnce(&mut P, &mut Ctx<P::Msg>) -> R,
+    ) -> Option<R> {
+        let mut ctx = Ctx::new(self.now);
+        let slot = self.slots.get_mut(&id)?;
+        let result = f(&mut slot.process, &mut ctx);
+        let incarnation = slot.incarnation;
+        self.flush(id, incarnation, ctx);
+        Some(result)
+    }
+
+    fn flush(&mut self, id: MemberId, incarnation: u64, ctx: Ctx<P::Msg>) {
+        for note in ctx.notes {
+            self.trace(format!("{id} {note}"));
+        }
+        for (delay, token) in ctx.wakeups {
+            self.schedule(
+                self.now + delay,
+                Event::Wake {
+                    member: id,
+                    incarnation,
+                    token,
+                },
+            );
+        }
+        for msg in ctx.outbox {
+            self.send(msg);
+        }
+    }
+
+    fn send(&mut self, msg: P::Msg) {
+        let id = self.next_message_id;
+        self.next_message_id += 1;
+        let describe = msg.describe();
+        match self.net.fate(msg.from(), msg.to(), &mut self.net_rng) {
+            Fate::Lost(why) => self.trace(format!("lose #{id} {describe} ({why})")),
+            Fate::Delivered(delays) => {
+                self.trace(format!("send #{id} {describe}"));
+                for delay in delays {
+                    let sent_ms = self.now;
+                    self.schedule(
+                        self.now + delay,
+                        Event::Deliver {
+                            id,
+                            sent_ms,
+                            msg: msg.clone(),
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    // ----- faults -----------------------------------------------------------------------
+
+    /// A crash: the process loses its volatile state; its pending timers die with it.
+    pub fn kill(&mut self, id: MemberId) -> Result<(), SimError> {
+        let slot = self
+            .slots
+            .get_mut(&id)
+            .ok_or_else(|| SimError::NoSuchMember(id.to_string()))?;
+        if !slot.process.is_running() {
+            return Err(SimError::AlreadyStopped(id));
+        }
+        slot.process.crash();
+        slot.incarnation += 1;
+        slot.paused = false;
+        slot.inbox.clear();
+        self.trace(format!("{id} killed"));
+        Ok(())
+    }
+
+    pub fn restart(&mut self, id: MemberId) -> Result<(), SimError> {
+        let slot = self
+            .slots
+            .get_mut(&id)
+            .ok_or_else(|| SimError::NoSuchMember(id.to_string()))?;
+        if slot.process.is_running() {
+            return Err(SimError::NotStopped(id));
+        }
+        let (incarnation, phase) = (slot.incarnation, slot.rng.range(1, self.tick_ms + 1));
+        self.trace(format!("{id} restarted"));
+        self.with_process(id, |p, ctx| p.restart(ctx));
+        self.schedule(
+            self.now + phase,
+            Event::Tick {
+                member: id,
+                incarnation,
+            },
+        );
+        Ok(())
+    }
+
+    /// A process stop (SIGSTOP): state kept, time passes, nothing runs until resumed.
+    pub fn pause(&mut self, id: MemberId) -> Result<(), SimError> {
+        let slot = self
+            .slots
+            .get_mut(&id)
+            .ok_or_else(|| SimError::NoSuchMember(id.to_string()))?;
+        if !slot.process.is_running() {
+            return Err(SimError::Stopped(id));
+        }
+        if slot.paused {
+            return Err(SimError::AlreadyPaused(id));
+        }
+        slot.paused = true;
+        self.trace(format!("{id} paused"));
+        Ok(())
+    }
+
+    pub fn resume(&mut self, id: MemberId) -> Result<(), SimError> {
+        let slot = self
+            .slots
+            .get_mut(&id)
+            .ok_or_else(|| SimError::NoSuchMember(id.to_string()))?;
+        if !slot.process.is_running() {
+            return Err(SimError::Stopped(id));
+        }
+        if !slot.paused {
+            return Err(SimError::NotPaused(id));
+        }
+        slot.paused = false;
+        let inbox = std::mem::take(&mut slot.inbox);
+        self.trace(format!("{id} resumed"));
+        for msg in inbox {
+            self.with_process(id, |p, ctx| p.receive(msg, ctx));
+        }
+        Ok(())
+    }
+
+    /// Removes one message from the wire.
+    pub fn drop_message(&mut self, id: u64) -> Result<(), SimError> {
+        let before = self.queue.len();
+        self.queue
+            .retain(|_, e| !matches!(e, Event::Deliver { id: i, .. } if *i == id));
+        if self.queue.len() == before {
+            return Err(SimError::NoSuchMessage(id));
+        }
+        self.trace(format!("drop #{id} (by hand)"));
+        Ok(())
+    }
+
+    /// Holds one message back by `extra_ms` more.
+    pub fn delay_message(&mut self, id: u64, extra_ms: Millis) -> Result<(), SimError> {
+        let key = self
+            .queue
+            .iter()
+            .find(|(_, e)| matches!(e, Event::Deliver { id: i, .. } if *i == id))
+            .map(|(k, _)| *k)
+            .ok_or(SimError::NoSuchMessage(id))?;
+        if let Some(event) = self.queue.remove(&key) {
+            self.trace(format!("delay #{id} by {extra_ms}ms"));
+            self.schedule(key.0 + extra_ms, event);
+        }
+        Ok(())
+    }
+
+    /// Messages on the wire now, in arrival order.
+    pub fn in_flight(&self) -> Vec<InFlight> {
+        self.queue
+            .iter()
+            .filter_map(|((arrive_ms, _), e)| match e {
+                Event::Deliver { id, sent_ms, msg } => Some(InFlight {
+                    id: *id,
+                    sent_ms: *sent_ms,
+                    arrive_ms: *arrive_ms,
+                    from: msg.from(),
+                    to: msg.to(),
+                    kind: msg.kind(),
+                    term: msg.term(),
+                    entries: msg.entry_count(),
+                    describe: msg.describe(),
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The largest group of running, unpaused members that all reach each other both ways.
+    pub fn largest_connected_group(&self) -> Vec<MemberId> {
+        let alive: Vec<MemberId> = self
+            .slots
+            .iter()
+            .filter(|(_, s)| s.process.is_running() && !s.paused)
+            .map(|(id, _)| *id)
+            .collect();
+        let mut best: Vec<MemberId> = Vec::new();
+        let mut seen: Vec<MemberId> = Vec::new();
+        for start in &alive {
+            if seen.contains(start) {
+                continue;
+            }
+            let mut group = vec![*start];
+            let mut i = 0;
+            while i < group.len() {
+                let a = group[i];
+                for b in &alive {
+                    if !group.contains(b) && !self.net.is_cut(a, *b) && !self.net.is_cut(*b, a) {
+                        group.push(*b);
+                    }
+                }
+                i += 1;
+            }
+            seen.extend(&group);
+            if group.len() > best.len() {
+                group.sort();
+                best = group;
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -3,7 +3,8 @@
 
 use super::i18n::{role, Lang};
 use crate::base::{MemberId, Millis};
-use crate::sim::{InFlight, World};
+use crate::etcd::Cluster as World;
+use crate::sim::InFlight;
 use yew::prelude::*;
 
 const SIZE: f64 = 560.0;

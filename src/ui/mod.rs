@@ -7,7 +7,7 @@ mod i18n;
 mod model;
 
 use crate::base::MemberId;
-use crate::sim::World;
+use crate::etcd::Cluster as World;
 use i18n::{narrate, role, t, Lang, Text};
 use model::{Model, Msg};
 use web_sys::HtmlInputElement;
@@ -262,7 +262,8 @@ fn logs(world: &World, lang: Lang) -> Html {
 }
 
 fn events(world: &World, lang: Lang) -> Html {
-    let recent = world.events().iter().rev().take(8);
+    let recent = world.recent_events(8);
+    let recent = recent.iter().rev();
     html! {
         <div class="events">
             <h2>{ t(lang, Text::Events) }</h2>

@@ -3,7 +3,7 @@
 
 use super::i18n::Lang;
 use crate::console::{Output, Session};
-use crate::sim::WorldConfig;
+use crate::etcd::ClusterConfig;
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
@@ -65,7 +65,7 @@ impl Model {
 }
 
 fn new_session(members: usize, seed: u64) -> Session {
-    let mut session = Session::new(WorldConfig::new(members, seed));
+    let mut session = Session::new(ClusterConfig::new(members, seed));
     session.execute(UI_NETWORK_SETUP, None);
     session
 }

@@ -1,0 +1,378 @@
+use super::member::{Applied, LogEvent, Member};
+use crate::base::{Index, MemberId, Millis, Rng, Term};
+use crate::raft::{Config, Durable, Raft, RaftView, TeachingSwitches};
+use crate::sim::{NetConfig, Sim, SimError};
+use serde::Serialize;
+
+/// A simulated etcd cluster.
+pub type Cluster = Sim<Member>;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClusterConfig {
+    pub members: usize,
+    pub seed: u64,
+    /// One Raft tick in virtual milliseconds (etcd: heartbeat interval 100 ms = 1 tick).
+    pub tick_ms: Millis,
+    pub election_tick: u32,
+    pub heartbeat_tick: u32,
+    pub pre_vote: bool,
+    pub check_quorum: bool,
+    pub teaching: TeachingSwitches,
+    pub net: NetConfig,
+}
+
+impl ClusterConfig {
+    /// etcd's defaults: heartbeat 100 ms, election timeout 1000 ms, pre-vote, check-quorum.
+    pub fn new(members: usize, seed: u64) -> ClusterConfig {
+        ClusterConfig {
+            members,
+            seed,
+            tick_ms: 100,
+            election_tick: 10,
+            heartbeat_tick: 1,
+            pre_vote: true,
+            check_quorum: true,
+            teaching: TeachingSwitches::default(),
+            net: NetConfig::default(),
+        }
+    }
+
+    pub fn raft_config(&self, id: MemberId, voters: &[MemberId]) -> Config {
+        let mut config = Config::new(id, voters.to_vec());
+        config.election_tick = self.election_tick;
+        config.heartbeat_tick = self.heartbeat_tick;
+        config.pre_vote = self.pre_vote;
+        config.check_quorum = self.check_quorum;
+        config.teaching = self.teaching;
+        config
+    }
+
+    /// A fresh cluster of members `m1..mN`. Each subsystem draws from its own sub-seed.
+    pub fn build(&self) -> Cluster {
+        let mut root = Rng::new(self.seed);
+        let ids: Vec<MemberId> = (1..=self.members as u64).map(MemberId).collect();
+        let sim_rng = root.split();
+        let members = ids
+            .iter()
+            .map(|id| (*id, Member::new(self.raft_config(*id, &ids), root.split())))
+            .collect();
+        Sim::new(members, self.net.clone(), self.tick_ms, sim_rng)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MemberStatus {
+    pub name: MemberId,
+    pub state: &'static str,
+    pub term: Term,
+    pub vote: Option<MemberId>,
+    pub commit: Index,
+    pub applied: Index,
+    pub last_index: Index,
+    pub last_term: Term,
+    pub revision: i64,
+}
+
+/// `status -w json`, field for field as DESIGN.md gives it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StatusView {
+    pub time_ms: Millis,
+    pub leader: Option<MemberId>,
+    pub members: Vec<MemberStatus>,
+}
+
+impl Sim<Member> {
+    pub fn node(&self, id: MemberId) -> Option<&Raft> {
+        self.process(id)?.node()
+    }
+
+    pub fn raft_view(&self, id: MemberId) -> Option<RaftView> {
+        self.node(id).map(Raft::view)
+    }
+
+    pub fn durable(&self, id: MemberId) -> Option<&Durable> {
+        self.process(id).map(|m| &m.durable)
+    }
+
+    pub fn applied(&self, id: MemberId) -> &[Applied] {
+        self.process(id).map_or(&[], |m| m.applied())
+    }
+
+    /// The leader a quorum of running members currently follows in its term. A deposed
+    /// leader cut off in a minority still believes it leads; it is not this.
+    pub fn leader(&self) -> Option<MemberId> {
+        let nodes: Vec<&Raft> = self.processes().filter_map(|(_, m)| m.node()).collect();
+        nodes.iter().find_map(|node| {
+            if !node.is_leader() {
+                return None;
+            }
+            let quorum = node.voters.voters().len() / 2 + 1;
+            let followers = nodes
+                .iter()
+                .filter(|o| {
+                    o.term == node.term && o.leader == Some(node.id) && node.voters.contains(o.id)
+                })
+                .count();
+            (followers >= quorum).then_some(node.id)
+        })
+    }
+
+    /// A leader that has committed an entry of its own term, and so can serve (thesis §6.4).
+    pub fn ready_leader(&self) -> Option<MemberId> {
+        self.leader().filter(|l| {
+            self.node(*l)
+                .is_some_and(|n| n.log.term(n.log.committed) == Some(n.term))
+        })
+    }
+
+    /// Narration events of every member, oldest first; at most `last` of them.
+    pub fn recent_events(&self, last: usize) -> Vec<LogEvent> {
+        let mut all: Vec<LogEvent> = self
+            .processes()
+            .flat_map(|(_, m)| m.events().iter().rev().take(last).cloned())
+            .collect();
+        all.sort_by_key(|e| e.time_ms);
+        let skip = all.len().saturating_sub(last);
+        all.split_off(skip)
+    }
+
+    fn running_node(&mut self, id: MemberId) -> Result<(), SimError> {
+        self.member_ids()
+            .contains(&id)
+            .then_some(())
+            .ok_or_else(|| SimError::NoSuchMember(id.to_string()))?;
+        if !self.is_running(id) {
+            return Err(SimError::Stopped(id));
+        }
+        Ok(())
+    }
+
+    /// Fires a member's election timer now.
+    pub fn timeout(&mut self, id: MemberId) -> Result<(), SimError> {
+        self.running_node(id)?;
+        self.trace(format!("{id} forced timeout"));
+        self.with_process(id, |m, ctx| {
+            if let Some(node) = m.node_mut() {
+                node.force_timeout();
+            }
+            m.drive(ctx);
+        });
+        Ok(())
+    }
+
+    /// Asks the current leader to hand leadership to `to`.
+    pub fn transfer_leader(&mut self, to: MemberId) -> Result<(), SimError> {
+        self.member(&to.to_string())?;
+        let from = self.leader().ok_or(SimError::NoLeader)?;
+        self.trace(format!("{from} transfer leadership to {to}"));
+        self.with_process(from, |m, ctx| {
+            if let Some(node) = m.node_mut() {
+                node.transfer_leader(to);
+            }
+            m.drive(ctx);
+        });
+        Ok(())
+    }
+
+    /// Proposes `data` through member `id` (forwarded to the leader by a follower).
+    pub fn propose(&mut self, id: MemberId, data: Vec<u8>) -> Result<(), SimError> {
+        self.running_node(id)?;
+        let accepted = self.with_process(id, |m, ctx| {
+            let ok = m.node_mut().is_some_and(|n| n.propose(data).is_ok());
+            m.drive(ctx);
+            ok
+        });
+        if accepted == Some(true) {
+            Ok(())
+        } else {
+            Err(SimError::NoLeader)
+        }
+    }
+
+    /// Sets a member's fsync latency (a slow disk delays votes, acks and commits).
+    pub fn set_fsync(&mut self, id: MemberId, fsync_ms: Millis) -> Result<(), SimError> {
+        self.member(&id.to_string())?;
+        self.trace(format!("{id} fsync {fsync_ms}ms"));
+        self.with_process(id, |m, _| m.fsync_ms = fsync_ms);
+        Ok(())
+    }
+
+    pub fn status(&self) -> StatusView {
+        let members = self
+            .processes()
+            .map(|(id, m)| match m.node() {
+                Some(node) => MemberStatus {
+                    name: id,
+                    state: node.role_name().as_str(),
+                    term: node.term,
+                    vote: node.vote,
+                    commit: node.log.committed,
+                    applied: node.log.applied,
+                    last_index: node.log.last_index(),
+                    last_term: node.log.last_term(),
+                    revision: m.revision,
+                },
+                None => MemberStatus {
+                    name: id,
+                    state: "stopped",
+                    term: m.durable.hard.term,
+                    vote: m.durable.hard.vote,
+                    commit: 0,
+                    applied: 0,
+                    last_index: m
+                        .durable
+                        .entries
+                        .last()
+                        .map_or(m.durable.snapshot_index, |e| e.index),
+                    last_term: m
+                        .durable
+                        .entries
+                        .last()
+                        .map_or(m.durable.snapshot_term, |e| e.term),
+                    revision: m.revision,
+                },
+            })
+            .collect();
+        StatusView {
+            time_ms: self.now(),
+            leader: self.leader(),
+            members,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn elect(seed: u64) -> Cluster {
+        let mut c = ClusterConfig::new(3, seed).build();
+        assert!(
+            c.run_until_cond(30_000, |c| c.ready_leader().is_some()),
+            "seed {seed}: no leader"
+        );
+        c
+    }
+
+    #[test]
+    fn a_leader_is_elected_and_heartbeats_keep_it() {
+        let mut c = elect(1);
+        let leader = c.leader().unwrap();
+        let term = c.node(leader).unwrap().term;
+        c.run_for(10_000);
+        assert_eq!(c.leader(), Some(leader), "a healthy leader keeps its term");
+        assert_eq!(c.node(leader).unwrap().term, term);
+    }
+
+    #[test]
+    fn killing_the_leader_elects_another_in_a_higher_term() {
+        let mut c = elect(2);
+        let old = c.leader().unwrap();
+        let old_term = c.node(old).unwrap().term;
+        c.kill(old).unwrap();
+        assert!(c.run_until_cond(30_000, |c| c.leader().is_some()));
+        let new = c.leader().unwrap();
+        assert_ne!(new, old);
+        assert!(c.node(new).unwrap().term > old_term);
+        c.restart(old).unwrap();
+        c.run_for(5_000);
+        assert_eq!(
+            c.leader(),
+            Some(new),
+            "the restarted member rejoins as follower"
+        );
+    }
+
+    #[test]
+    fn kill_loses_volatile_state_but_pause_keeps_it() {
+        let mut c = elect(3);
+        let leader = c.leader().unwrap();
+        for i in 0..5 {
+            c.propose(leader, format!("v{i}").into_bytes()).unwrap();
+        }
+        c.run_for(1_000);
+        let follower = c.member_ids().into_iter().find(|m| *m != leader).unwrap();
+        let before = c.raft_view(follower).unwrap();
+        assert!(before.commit >= 6);
+
+        c.pause(follower).unwrap();
+        c.run_for(3_000);
+        let paused = c.raft_view(follower).unwrap();
+        assert_eq!(
+            (paused.commit, paused.applied, paused.term),
+            (before.commit, before.applied, before.term)
+        );
+        assert_eq!(
+            paused.election_elapsed, before.election_elapsed,
+            "a paused process does not tick"
+        );
+
+        c.resume(follower).unwrap();
+        c.kill(follower).unwrap();
+        c.restart(follower).unwrap();
+        let restarted = c.raft_view(follower).unwrap();
+        assert_eq!(restarted.commit, 0, "commit index is volatile");
+        assert_eq!(restarted.applied, 0, "applied index is volatile");
+        assert_eq!(restarted.term, before.term, "term is durable");
+        assert_eq!(
+            restarted.last_index, before.last_index,
+            "the log is durable"
+        );
+        assert_eq!(restarted.role.as_str(), "follower");
+        c.run_for(1_000);
+        assert!(
+            c.node(follower).unwrap().log.committed >= 6,
+            "the leader re-teaches commit"
+        );
+    }
+
+    #[test]
+    fn a_slow_disk_delays_commits_and_a_crash_loses_the_unsynced_write() {
+        let mut c = elect(4);
+        let leader = c.leader().unwrap();
+        let followers: Vec<MemberId> = c
+            .member_ids()
+            .into_iter()
+            .filter(|m| *m != leader)
+            .collect();
+        for f in &followers {
+            c.set_fsync(*f, 400).unwrap();
+        }
+        let commit_before = c.node(leader).unwrap().log.committed;
+        c.propose(leader, b"slow".to_vec()).unwrap();
+        c.run_for(200);
+        assert_eq!(
+            c.node(leader).unwrap().log.committed,
+            commit_before,
+            "no quorum on disk yet"
+        );
+        // One follower crashes mid-fsync: its copy never reached the disk.
+        c.kill(followers[0]).unwrap();
+        let lost = c
+            .durable(followers[0])
+            .unwrap()
+            .entries
+            .iter()
+            .any(|e| e.data == b"slow");
+        assert!(!lost, "an unsynced append must not survive a crash");
+        c.run_for(600);
+        assert!(
+            c.node(leader).unwrap().log.committed > commit_before,
+            "committed once the other fsync ends"
+        );
+    }
+
+    #[test]
+    fn same_seed_same_trace_hash() {
+        let run = |seed| {
+            let mut c = ClusterConfig::new(5, seed).build();
+            c.run_for(5_000);
+            let leader = c.leader().unwrap();
+            c.kill(leader).unwrap();
+            c.run_for(5_000);
+            (c.trace_hash(), c.trace_len())
+        };
+        assert_eq!(run(42), run(42));
+        assert_ne!(run(42).0, run(43).0);
+    }
+}
