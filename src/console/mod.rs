@@ -100,9 +100,14 @@ impl Session {
             "isolate" => self.isolate(&args, line),
             "heal" => self.heal(&args, line),
             "latency" => self.latency(&args, line),
+            "add-member" | "add-learner" => self.add_member(verb == "add-learner", &args, line),
+            "remove-member" | "promote" | "snapshot" => self.membership(verb, &args, line),
+            "fsync" => self.fsync(&args, line),
+            "snapshot-count" => self.snapshot_count(&args, line),
+            "drop-message" | "delay-message" => self.message(verb, &args, line),
             "loss" => self.loss(&args, line),
             "drop" => self.drop_link(&args, line),
-            other => Err(format!("unknown command {other:?} (try: wait, status, kill, restart, pause, resume, timeout, transfer, partition, isolate, heal, latency, loss, drop)")),
+            other => Err(format!("unknown command {other:?} (try: wait, status, kill, restart, pause, resume, timeout, transfer, partition, isolate, heal, latency, loss, drop, add-member, add-learner, remove-member, promote, snapshot, snapshot-count, fsync, drop-message, delay-message)")),
         };
         result.unwrap_or_else(Output::error)
     }
@@ -276,6 +281,72 @@ impl Session {
         }
         self.record(line);
         Ok(Output::default())
+    }
+
+    fn add_member(&mut self, learner: bool, args: &[&str], line: &str) -> Result<Output, String> {
+        if !args.is_empty() {
+            return Err(format!(
+                "usage: {}",
+                if learner { "add-learner" } else { "add-member" }
+            ));
+        }
+        let id = self.world.add_member(learner).map_err(|e| e.to_string())?;
+        self.record(line);
+        Ok(Output::ok(format!("added {id}\n")))
+    }
+
+    fn membership(&mut self, verb: &str, args: &[&str], line: &str) -> Result<Output, String> {
+        let [name] = args else {
+            return Err(format!("usage: {verb} MEMBER"));
+        };
+        let member = self.member(name)?;
+        let result = match verb {
+            "remove-member" => self.world.remove_member(member),
+            "promote" => self.world.promote(member),
+            _ => self.world.snapshot(member),
+        };
+        self.done(result, line)
+    }
+
+    /// `fsync m1 200ms`: every fsync of m1 takes that long (0ms: a fast disk again).
+    fn fsync(&mut self, args: &[&str], line: &str) -> Result<Output, String> {
+        let [name, duration] = args else {
+            return Err("usage: fsync MEMBER DURATION".into());
+        };
+        let member = self.member(name)?;
+        let ms = parse_duration(duration)
+            .ok_or_else(|| format!("bad duration {duration:?} (e.g. 200ms)"))?;
+        let result = self.world.set_fsync(member, ms);
+        self.done(result, line)
+    }
+
+    fn snapshot_count(&mut self, args: &[&str], line: &str) -> Result<Output, String> {
+        let count = match args {
+            [n] => n.parse::<u64>().ok().filter(|n| *n > 0),
+            _ => None,
+        }
+        .ok_or("usage: snapshot-count N (N > 0 applied entries between snapshots)")?;
+        self.world.set_snapshot_count(count);
+        self.done(Ok(()), line)
+    }
+
+    /// `drop-message 42`, `delay-message 42 100ms`: act on one message in flight.
+    fn message(&mut self, verb: &str, args: &[&str], line: &str) -> Result<Output, String> {
+        let parse_id = |s: &str| {
+            s.trim_start_matches('#')
+                .parse::<u64>()
+                .map_err(|_| format!("bad message id {s:?}"))
+        };
+        let result = match (verb, args) {
+            ("drop-message", [id]) => self.world.drop_message(parse_id(id)?),
+            ("delay-message", [id, d]) => {
+                let ms = parse_duration(d).ok_or_else(|| format!("bad duration {d:?}"))?;
+                self.world.delay_message(parse_id(id)?, ms)
+            }
+            ("drop-message", _) => return Err("usage: drop-message ID".into()),
+            _ => return Err("usage: delay-message ID DURATION".into()),
+        };
+        self.done(result, line)
     }
 
     fn probability(text: &str) -> Result<f64, String> {

@@ -1,6 +1,6 @@
 use super::member::{Applied, LogEvent, Member};
 use crate::base::{Index, MemberId, Millis, Rng, Term};
-use crate::raft::{Config, Durable, Raft, RaftView, TeachingSwitches};
+use crate::raft::{ConfChange, ConfChangeOp, Config, Durable, Raft, RaftView, TeachingSwitches};
 use crate::sim::{NetConfig, Sim, SimError};
 use serde::Serialize;
 
@@ -195,6 +195,91 @@ impl Sim<Member> {
         self.trace(format!("{id} fsync {fsync_ms}ms"));
         self.with_process(id, |m, _| m.fsync_ms = fsync_ms);
         Ok(())
+    }
+
+    /// Proposes a membership change through the leader.
+    fn propose_conf(&mut self, cc: ConfChange) -> Result<(), SimError> {
+        let leader = self.leader().ok_or(SimError::NoLeader)?;
+        self.trace(format!("{leader} propose conf {}", cc.describe()));
+        let result = self.with_process(leader, |m, ctx| {
+            let result = m.node_mut().map(|n| n.propose_conf_change(cc));
+            m.drive(ctx);
+            result
+        });
+        match result.flatten() {
+            Some(Ok(())) => Ok(()),
+            Some(Err(e)) => Err(SimError::Refused(e.to_string())),
+            None => Err(SimError::NoLeader),
+        }
+    }
+
+    /// Starts a new, empty member and proposes adding it (as a voter, or a learner that
+    /// receives the log but does not vote). Returns its name.
+    pub fn add_member(&mut self, learner: bool) -> Result<MemberId, SimError> {
+        let leader = self.leader().ok_or(SimError::NoLeader)?;
+        let id = MemberId(self.member_ids().last().map_or(1, |m| m.0 + 1));
+        let op = if learner {
+            ConfChangeOp::AddLearner
+        } else {
+            ConfChangeOp::AddVoter
+        };
+        self.propose_conf(ConfChange::single(op, id))?;
+        let mut config = self
+            .process(leader)
+            .map(|m| m.config.clone())
+            .ok_or(SimError::NoLeader)?;
+        config.id = id;
+        config.voters.clear();
+        config.learners.clear();
+        // Derived from the run so far, so the same history gives the same new member.
+        let mut rng = Rng::new(self.trace_hash() ^ id.0);
+        let member = Member::new(config, rng.split());
+        self.add(id, member, rng);
+        self.trace(format!("{id} started (joining)"));
+        Ok(id)
+    }
+
+    /// Proposes removing a member; it shuts down once it applies its removal.
+    pub fn remove_member(&mut self, id: MemberId) -> Result<(), SimError> {
+        self.member(&id.to_string())?;
+        self.propose_conf(ConfChange::single(ConfChangeOp::Remove, id))
+    }
+
+    /// Proposes turning a learner into a voter.
+    pub fn promote(&mut self, id: MemberId) -> Result<(), SimError> {
+        let leader = self.leader().ok_or(SimError::NoLeader)?;
+        let is_learner = self
+            .node(leader)
+            .is_some_and(|n| n.conf.learners.contains(&id));
+        if !is_learner {
+            return Err(SimError::Refused(format!("{id} is not a learner")));
+        }
+        self.propose_conf(ConfChange::single(ConfChangeOp::AddVoter, id))
+    }
+
+    /// Snapshots a member's state machine now and discards its log up to the applied index.
+    pub fn snapshot(&mut self, id: MemberId) -> Result<(), SimError> {
+        self.running_node(id)?;
+        self.trace(format!("{id} snapshot"));
+        let done = self.with_process(id, |m, _| m.snapshot_now());
+        if done == Some(true) {
+            Ok(())
+        } else {
+            Err(SimError::Refused(format!(
+                "{id} has nothing new to snapshot"
+            )))
+        }
+    }
+
+    /// Sets the number of applied entries between automatic snapshots on every member.
+    pub fn set_snapshot_count(&mut self, count: u64) {
+        for id in self.member_ids() {
+            self.with_process(id, |m, _| m.snapshot_count = count.max(1));
+        }
+    }
+
+    pub fn is_removed(&self, id: MemberId) -> bool {
+        self.process(id).is_some_and(|m| m.removed)
     }
 
     pub fn status(&self) -> StatusView {

@@ -2,7 +2,7 @@
 //! state machine its committed entries are applied to.
 
 use crate::base::{Index, MemberId, Millis, Rng, Term};
-use crate::raft::{Config, Durable, Message, NodeEvent, Raft, Ready};
+use crate::raft::{Config, Durable, EntryKind, Message, NodeEvent, Raft, Ready};
 use crate::sim::{digest, Ctx, Envelope, Process};
 use serde::Serialize;
 
@@ -63,8 +63,20 @@ pub struct Member {
     /// Each applied write (a non-empty normal entry) is one revision, as a put is in etcd;
     /// the MVCC store takes this over.
     pub revision: i64,
+    /// Applied entries between snapshots (etcd's `--snapshot-count`).
+    pub snapshot_count: u64,
+    /// This member applied a configuration without itself and shut down for good.
+    pub removed: bool,
+    /// It has applied a configuration that includes it.
+    joined: bool,
     events: Vec<LogEvent>,
     rng: Rng,
+}
+
+/// The state machine's image in a snapshot (the MVCC store takes this over).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StateImage {
+    revision: i64,
 }
 
 impl Member {
@@ -79,9 +91,36 @@ impl Member {
             syncing: None,
             applied: Vec::new(),
             revision: 1,
+            snapshot_count: 100_000,
+            removed: false,
+            joined: false,
             events: Vec::new(),
             rng,
         }
+    }
+
+    fn state_image(&self) -> Vec<u8> {
+        serde_json::to_vec(&StateImage {
+            revision: self.revision,
+        })
+        .unwrap_or_default()
+    }
+
+    /// Takes a snapshot at the applied index and discards the log before it.
+    pub fn snapshot_now(&mut self) -> bool {
+        let data = self.state_image();
+        let Some(node) = self.node.as_mut() else {
+            return false;
+        };
+        let index = node.log.applied;
+        let Some(term) = node.log.term(index) else {
+            return false;
+        };
+        let Some(conf) = node.compact(index) else {
+            return false;
+        };
+        self.durable.compact(index, term, conf, data);
+        true
     }
 
     pub fn node(&self) -> Option<&Raft> {
@@ -115,12 +154,15 @@ impl Member {
                 return;
             };
             for event in node.take_events() {
-                ctx.note(format!("{event:?}"));
+                ctx.note(event.to_string());
                 self.events.push(LogEvent {
                     time_ms: ctx.now,
                     member: self.id,
                     event,
                 });
+            }
+            for to in node.snapshot_wanted() {
+                node.send_snapshot(to, self.durable.snapshot_data.clone());
             }
             if !node.has_ready() {
                 return;
@@ -138,13 +180,19 @@ impl Member {
 
     fn finish(&mut self, rd: Ready, ctx: &mut Ctx<Message>) {
         self.durable.persist(&rd);
+        if let Some(snap) = &rd.snapshot {
+            if let Ok(image) = serde_json::from_slice::<StateImage>(&snap.data) {
+                self.revision = image.revision;
+            }
+            ctx.note(format!("restore snapshot {}@{}", snap.index, snap.term));
+        }
         for entry in &rd.committed_entries {
             self.applied.push(Applied {
                 index: entry.index,
                 term: entry.term,
                 digest: digest(&entry.data),
             });
-            if !entry.data.is_empty() {
+            if entry.kind == EntryKind::Normal && !entry.data.is_empty() {
                 self.revision += 1;
             }
             ctx.note(format!("apply {}", entry.describe()));
@@ -154,6 +202,27 @@ impl Member {
         }
         for msg in rd.messages {
             ctx.send(msg);
+        }
+        let applied_conf = rd
+            .committed_entries
+            .iter()
+            .any(|e| e.kind == EntryKind::Config);
+        if let Some(node) = self.node.as_ref() {
+            if applied_conf || rd.snapshot.is_some() {
+                let in_conf = node.conf_at(node.log.applied).contains(self.id);
+                if in_conf {
+                    self.joined = true;
+                } else if self.joined {
+                    // etcd: "the member has been permanently removed from the cluster".
+                    ctx.note("removed from the cluster: shutting down".into());
+                    self.removed = true;
+                    self.node = None;
+                    return;
+                }
+            }
+            if node.log.applied.saturating_sub(node.log.snapshot_index) >= self.snapshot_count {
+                self.snapshot_now();
+            }
         }
     }
 }
@@ -190,10 +259,14 @@ impl Process for Member {
     }
 
     fn restart(&mut self, ctx: &mut Ctx<Message>) {
+        if self.removed {
+            return;
+        }
         let rng = self.rng.split();
         self.node = Some(self.durable.restart(self.config.clone(), rng));
         self.applied.clear();
-        self.revision = 1;
+        self.revision = serde_json::from_slice::<StateImage>(&self.durable.snapshot_data)
+            .map_or(1, |i| i.revision);
         self.drive(ctx);
     }
 

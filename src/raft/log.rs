@@ -34,7 +34,10 @@ impl Entry {
     /// How the entry is shown in transcripts, traces and the UI: `3@2` plus a data summary.
     pub fn describe(&self) -> String {
         let summary = match self.kind {
-            EntryKind::Config => "conf".to_string(),
+            EntryKind::Config => super::confchange::ConfChange::decode(&self.data).map_or_else(
+                |_| "conf ?".to_string(),
+                |cc| format!("conf {}", cc.describe()),
+            ),
             EntryKind::Normal if self.data.is_empty() => "noop".to_string(),
             EntryKind::Normal => summarize(&self.data),
         };

@@ -1,6 +1,7 @@
 //! Everything that goes into a Raft node: peer messages and local events alike, so tests, the
 //! simulator and the UI feed the engine through one door.
 
+use super::confchange::ConfState;
 use super::log::Entry;
 use crate::base::{Index, MemberId, Term};
 use serde::{Deserialize, Serialize};
@@ -67,8 +68,7 @@ pub enum Body {
     Snapshot {
         index: Index,
         term: Term,
-        voters: Vec<MemberId>,
-        learners: Vec<MemberId>,
+        conf: ConfState,
         data: Vec<u8>,
     },
     /// Leadership transfer: start an election now, skipping pre-vote (thesis §3.10).
@@ -184,12 +184,9 @@ impl Message {
                 s
             }
             Body::Snapshot {
-                index,
-                term,
-                voters,
-                ..
+                index, term, conf, ..
             } => {
-                let names: Vec<String> = voters.iter().map(|v| v.to_string()).collect();
+                let names: Vec<String> = conf.voters.iter().map(|v| v.to_string()).collect();
                 format!(" snapshot={index}@{term} voters={}", names.join(","))
             }
             Body::ReadIndex { ctx } => format!(" ctx={ctx}"),

@@ -4,12 +4,14 @@
 //! (persist, send, apply) and call [`Raft::advance`]. [`Durable`] is the durable state a
 //! driver keeps for one member, and [`RaftView`] what the UI and the checkers read.
 
+mod confchange;
 mod log;
 mod message;
 mod node;
 mod progress;
 mod quorum;
 
+pub use confchange::{ConfChange, ConfChangeOp, ConfError, ConfState};
 pub use log::{summarize, Entry, EntryKind, RaftLog};
 pub use message::{Body, Message};
 pub use node::{
@@ -22,12 +24,15 @@ pub use quorum::{JointConfig, Majority, VoteResult};
 use crate::base::{Index, MemberId, Rng, Term};
 use serde::Serialize;
 
-/// What survives a crash: the hard state and the log as it reached the disk.
+/// What survives a crash: the hard state, the log as it reached the disk, and the latest
+/// snapshot (state machine image and configuration at its index).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Durable {
     pub hard: HardState,
     pub snapshot_index: Index,
     pub snapshot_term: Term,
+    pub snapshot_conf: ConfState,
+    pub snapshot_data: Vec<u8>,
     pub entries: Vec<Entry>,
 }
 
@@ -37,11 +42,35 @@ impl Durable {
         if let Some(hard) = rd.hard_state {
             self.hard = hard;
         }
+        if let Some(snap) = &rd.snapshot {
+            self.snapshot_index = snap.index;
+            self.snapshot_term = snap.term;
+            self.snapshot_conf = snap.conf.clone();
+            self.snapshot_data = snap.data.clone();
+            self.entries.retain(|e| e.index > snap.index);
+        }
         if let Some(first) = rd.entries.first() {
             let keep = first.index.saturating_sub(self.snapshot_index + 1) as usize;
             self.entries.truncate(keep);
             self.entries.extend_from_slice(&rd.entries);
         }
+    }
+
+    /// Records a local compaction: entries up to `index` now live in `data`.
+    pub fn compact(&mut self, index: Index, term: Term, conf: ConfState, data: Vec<u8>) {
+        self.entries.retain(|e| e.index > index);
+        self.snapshot_index = index;
+        self.snapshot_term = term;
+        self.snapshot_conf = conf;
+        self.snapshot_data = data;
+    }
+
+    pub fn last_index(&self) -> Index {
+        self.entries.last().map_or(self.snapshot_index, |e| e.index)
+    }
+
+    pub fn last_term(&self) -> Term {
+        self.entries.last().map_or(self.snapshot_term, |e| e.term)
     }
 
     /// A node rebuilt from this durable state.
@@ -51,7 +80,7 @@ impl Durable {
             self.snapshot_term,
             self.entries.clone(),
         );
-        Raft::restart(config, rng, self.hard, log)
+        Raft::restart(config, rng, self.hard, log, self.snapshot_conf.clone())
     }
 }
 
@@ -110,7 +139,10 @@ impl Raft {
                 summary: match e.kind {
                     EntryKind::Normal if e.data.is_empty() => "noop".into(),
                     EntryKind::Normal => summarize(&e.data),
-                    EntryKind::Config => "conf".into(),
+                    EntryKind::Config => e
+                        .describe()
+                        .split_once(' ')
+                        .map_or(String::new(), |(_, d)| d.to_string()),
                 },
             })
             .collect();

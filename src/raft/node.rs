@@ -1,10 +1,11 @@
 //! The Raft state machine: sans-IO, no clock, no OS randomness. Inputs come through `tick`,
 //! `step` and `propose`; outputs are collected into a `Ready` (see its doc for the contract).
 
-use super::log::{Entry, RaftLog};
+use super::confchange::{ConfChange, ConfChangeOp, ConfError, ConfState};
+use super::log::{Entry, EntryKind, RaftLog};
 use super::message::{Body, Message};
 use super::progress::{Progress, ProgressState};
-use super::quorum::{JointConfig, VoteResult};
+use super::quorum::{JointConfig, Majority, VoteResult};
 use crate::base::{Index, MemberId, Rng, Term};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -24,6 +25,9 @@ pub struct TeachingSwitches {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     pub id: MemberId,
+    /// The initial voters when bootstrapping a new cluster (written into the log as
+    /// configuration entries, as etcd does). Empty for a member joining an existing cluster,
+    /// which learns the configuration from its leader.
     pub voters: Vec<MemberId>,
     pub learners: Vec<MemberId>,
     /// Election timeout in ticks; each election draws a timeout in [election, 2×election).
@@ -139,12 +143,19 @@ struct PendingRead {
 pub enum ProposeError {
     /// No leader is known (etcd: "raft proposal dropped").
     ProposalDropped,
+    /// A configuration change is already in progress (one at a time, §4.1).
+    ConfChangePending,
+    BadConfChange(ConfError),
 }
 
 impl fmt::Display for ProposeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ProposeError::ProposalDropped => f.write_str("raft proposal dropped"),
+            ProposeError::ConfChangePending => {
+                f.write_str("a configuration change is already in progress")
+            }
+            ProposeError::BadConfChange(e) => write!(f, "{e}"),
         }
     }
 }
@@ -164,6 +175,18 @@ pub struct Ready {
     pub messages: Vec<Message>,
     pub committed_entries: Vec<Entry>,
     pub read_states: Vec<ReadState>,
+    /// A snapshot received from the leader: persist it (replacing the log) and restore the
+    /// state machine from its data before applying anything else.
+    pub snapshot: Option<Snapshot>,
+}
+
+/// A state machine image at `index` (§7), with the configuration then.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    pub index: Index,
+    pub term: Term,
+    pub conf: ConfState,
+    pub data: Vec<u8>,
 }
 
 impl Ready {
@@ -173,10 +196,12 @@ impl Ready {
             && self.messages.is_empty()
             && self.committed_entries.is_empty()
             && self.read_states.is_empty()
+            && self.snapshot.is_none()
     }
 }
 
 /// Notable things a node did, for the event log and narration ("m3 became leader in term 4").
+/// `Display` is the English line used in traces and transcripts; the UI translates.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
 pub enum NodeEvent {
@@ -184,6 +209,29 @@ pub enum NodeEvent {
     Voted { candidate: MemberId, term: Term },
     SteppedDown { term: Term, reason: &'static str },
     OverwroteCommitted { index: Index },
+    Configuration { index: Index, change: String },
+}
+
+impl fmt::Display for NodeEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NodeEvent::BecameRole { role, term } => {
+                write!(f, "became {} in term {term}", role.as_str())
+            }
+            NodeEvent::Voted { candidate, term } => {
+                write!(f, "voted for {candidate} in term {term}")
+            }
+            NodeEvent::SteppedDown { term, reason } => {
+                write!(f, "stepped down in term {term}: {reason}")
+            }
+            NodeEvent::OverwroteCommitted { index } => {
+                write!(f, "overwrote a committed entry at or below index {index}")
+            }
+            NodeEvent::Configuration { index, change } => {
+                write!(f, "proposed configuration {change} at index {index}")
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -194,8 +242,16 @@ pub struct Raft {
     pub leader: Option<MemberId>,
     pub role: Role,
     pub log: RaftLog,
+    /// The configuration in force: the latest one in the log, committed or not (thesis
+    /// §4.1), so a restarted member knows its peers before it learns the commit index.
+    pub conf: ConfState,
+    /// `conf` as majorities.
     pub voters: JointConfig,
     pub learners: BTreeSet<MemberId>,
+    /// The configuration at the snapshot point (the log before it is gone).
+    pub snapshot_conf: ConfState,
+    /// Index of the last configuration entry in the log (0: none, the snapshot's applies).
+    conf_index: Index,
     pub election_elapsed: u32,
     pub heartbeat_elapsed: u32,
     pub randomized_election_timeout: u32,
@@ -205,17 +261,51 @@ pub struct Raft {
     read_states: Vec<ReadState>,
     events: Vec<NodeEvent>,
     persisted_hard_state: HardState,
+    pending_snapshot: Option<Snapshot>,
 }
 
 impl Raft {
-    /// A brand-new member with an empty log.
+    /// A brand-new member. With initial voters it bootstraps as etcd does: term 1 and one
+    /// committed configuration entry per member (so the first leader leads term 2); without,
+    /// it waits to hear from the cluster it joins.
     pub fn new(config: Config, rng: Rng) -> Raft {
-        Raft::restart(config, rng, HardState::default(), RaftLog::default())
+        let mut entries = Vec::new();
+        let initial = config.voters.iter().map(|v| (ConfChangeOp::AddVoter, *v));
+        let learners = config
+            .learners
+            .iter()
+            .map(|l| (ConfChangeOp::AddLearner, *l));
+        for (i, (op, member)) in initial.chain(learners).enumerate() {
+            let data = ConfChange::single(op, member).encode();
+            entries.push(Entry {
+                index: i as Index + 1,
+                term: 1,
+                kind: EntryKind::Config,
+                data,
+            });
+        }
+        let bootstrapped = !entries.is_empty();
+        let mut log = RaftLog::default();
+        log.append(&entries);
+        log.committed = log.last_index();
+        let hard = HardState {
+            term: u64::from(bootstrapped),
+            vote: None,
+        };
+        let mut raft = Raft::restart(config, rng, hard, log, ConfState::default());
+        raft.persisted_hard_state = HardState::default();
+        raft
     }
 
     /// A member rebuilt from its durable state after a crash: term, vote and log survive;
     /// commit, applied and everything a leader knew are gone (the persistence contract).
-    pub fn restart(config: Config, rng: Rng, hard: HardState, log: RaftLog) -> Raft {
+    pub fn restart(
+        config: Config,
+        rng: Rng,
+        hard: HardState,
+        log: RaftLog,
+        snapshot_conf: ConfState,
+    ) -> Raft {
         let vote = if config.teaching.forget_vote_on_restart {
             None
         } else {
@@ -228,8 +318,11 @@ impl Raft {
             leader: None,
             role: Role::Follower,
             log,
-            voters: JointConfig::simple(config.voters.iter().copied()),
-            learners: config.learners.iter().copied().collect(),
+            conf: ConfState::default(),
+            voters: JointConfig::default(),
+            learners: BTreeSet::new(),
+            snapshot_conf,
+            conf_index: 0,
             election_elapsed: 0,
             heartbeat_elapsed: 0,
             randomized_election_timeout: config.election_tick,
@@ -239,9 +332,64 @@ impl Raft {
             read_states: Vec::new(),
             events: Vec::new(),
             persisted_hard_state: hard,
+            pending_snapshot: None,
         };
+        raft.reload_conf();
         raft.reset_randomized_election_timeout();
         raft
+    }
+
+    /// The configuration after the log's entries up to `upto`, starting from the snapshot's.
+    pub fn conf_at(&self, upto: Index) -> ConfState {
+        let mut conf = self.snapshot_conf.clone();
+        for entry in self.log.entries.iter().take_while(|e| e.index <= upto) {
+            if entry.kind == EntryKind::Config {
+                if let Ok(next) = ConfChange::decode(&entry.data).and_then(|cc| conf.apply(&cc)) {
+                    conf = next;
+                }
+            }
+        }
+        conf
+    }
+
+    /// The index of the last configuration entry in the log (0 if none).
+    fn last_conf_index(&self) -> Index {
+        self.conf_index
+    }
+
+    /// Recomputes the configuration from the log; a leader starts or stops tracking members.
+    fn reload_conf(&mut self) {
+        self.conf_index = self
+            .log
+            .entries
+            .iter()
+            .rev()
+            .find(|e| e.kind == EntryKind::Config)
+            .map_or(0, |e| e.index);
+        let conf = self.conf_at(Index::MAX);
+        if conf == self.conf {
+            return;
+        }
+        self.voters = JointConfig {
+            incoming: Majority::new(conf.voters.iter().copied()),
+            outgoing: Majority::new(conf.voters_outgoing.iter().copied()),
+        };
+        self.learners = conf.learners.clone();
+        let members = conf.members();
+        let (next, max_inflight) = (self.log.last_index() + 1, self.config.max_inflight);
+        if let Role::Leader(state) = &mut self.role {
+            state
+                .progress
+                .retain(|id, _| members.contains(id) || *id == self.id);
+            for id in &members {
+                let pr = state
+                    .progress
+                    .entry(*id)
+                    .or_insert_with(|| Progress::new(next, max_inflight, false));
+                pr.is_learner = conf.learners.contains(id);
+            }
+        }
+        self.conf = conf;
     }
 
     pub fn hard_state(&self) -> HardState {
@@ -454,6 +602,7 @@ impl Raft {
             || !self.msgs.is_empty()
             || self.log.committed > self.log.applied
             || !self.read_states.is_empty()
+            || self.pending_snapshot.is_some()
     }
 
     /// What the driver must do now; see `Ready` for the order.
@@ -465,6 +614,7 @@ impl Raft {
             messages: std::mem::take(&mut self.msgs),
             committed_entries: self.log.next_committed(),
             read_states: std::mem::take(&mut self.read_states),
+            snapshot: self.pending_snapshot.take(),
         }
     }
 
@@ -831,6 +981,12 @@ impl Raft {
                 index: self.log.committed,
             });
         }
+        // A new configuration entry, or a truncation that may have removed one.
+        let touches_conf = entries.first().is_some_and(|e| e.index <= self.conf_index)
+            || entries.iter().any(|e| e.kind == EntryKind::Config);
+        if touches_conf {
+            self.reload_conf();
+        }
         self.send(Message {
             from: self.id,
             to: m.from,
@@ -839,23 +995,34 @@ impl Raft {
         });
     }
 
+    /// InstallSnapshot (§7): a snapshot we already cover only advances commit; otherwise it
+    /// replaces the log and the state machine (through the Ready).
     fn handle_snapshot(&mut self, m: Message) {
         let Body::Snapshot {
             index,
             term,
-            ref voters,
-            ref learners,
-            ..
+            conf,
+            data,
         } = m.body
         else {
             return;
         };
         let accepted_to = if index <= self.log.committed {
             self.log.committed
+        } else if self.log.match_term(index, term) {
+            self.log.commit_to(index);
+            index
         } else {
             self.log.restore_snapshot(index, term);
-            self.voters = JointConfig::simple(voters.iter().copied());
-            self.learners = learners.iter().copied().collect();
+            self.snapshot_conf = conf.clone();
+            self.conf = ConfState::default();
+            self.reload_conf();
+            self.pending_snapshot = Some(Snapshot {
+                index,
+                term,
+                conf,
+                data,
+            });
             index
         };
         let body = Body::AppendResp {
@@ -875,16 +1042,85 @@ impl Raft {
     }
 
     fn append_entries(&mut self, datas: Vec<Vec<u8>>) {
+        let entries = datas
+            .into_iter()
+            .map(|data| (EntryKind::Normal, data))
+            .collect();
+        self.append_kinds(entries);
+    }
+
+    fn append_kinds(&mut self, datas: Vec<(EntryKind, Vec<u8>)>) {
         let mut index = self.log.last_index();
         let entries: Vec<Entry> = datas
             .into_iter()
-            .map(|data| {
+            .map(|(kind, data)| {
                 index += 1;
-                Entry::normal(index, self.term, data)
+                Entry {
+                    index,
+                    term: self.term,
+                    kind,
+                    data,
+                }
             })
             .collect();
+        let has_conf = entries.iter().any(|e| e.kind == EntryKind::Config);
         self.log.append(&entries);
+        if has_conf {
+            self.reload_conf();
+        }
         // Our own progress advances when the entries are persisted (see `advance`).
+    }
+
+    /// Proposes a membership change (leader only). One at a time: refused while an earlier
+    /// configuration entry is uncommitted.
+    pub fn propose_conf_change(&mut self, cc: ConfChange) -> Result<(), ProposeError> {
+        let Role::Leader(state) = &self.role else {
+            return Err(ProposeError::ProposalDropped);
+        };
+        if state.transferee.is_some() {
+            return Err(ProposeError::ProposalDropped);
+        }
+        if self.last_conf_index() > self.log.committed {
+            return Err(ProposeError::ConfChangePending);
+        }
+        self.conf.apply(&cc).map_err(ProposeError::BadConfChange)?;
+        self.events.push(NodeEvent::Configuration {
+            index: self.log.last_index() + 1,
+            change: cc.describe(),
+        });
+        self.append_kinds(vec![(EntryKind::Config, cc.encode())]);
+        self.bcast_append();
+        Ok(())
+    }
+
+    /// After the commit index moved: leave a committed joint configuration (etcd's automatic
+    /// transition), and step down if this leader is no longer a voter (thesis §4.2.2).
+    fn after_commit(&mut self) {
+        if !self.is_leader() || self.last_conf_index() > self.log.committed {
+            return;
+        }
+        if self.conf.is_joint() {
+            let cc = ConfChange::leave_joint();
+            self.events.push(NodeEvent::Configuration {
+                index: self.log.last_index() + 1,
+                change: cc.describe(),
+            });
+            self.append_kinds(vec![(EntryKind::Config, cc.encode())]);
+            self.bcast_append();
+        } else if !self.conf.voters.contains(&self.id) {
+            self.step_down(self.term, "removed from the configuration");
+        }
+    }
+
+    /// Discards the log up to `index` (applied) into a snapshot whose state machine data the
+    /// driver keeps; returns the configuration at that point, which the driver persists with it.
+    pub fn compact(&mut self, index: Index) -> Option<ConfState> {
+        let conf = self.conf_at(index);
+        if !self.log.compact_to(index) {
+            return None;
+        }
+        self.snapshot_conf = conf.clone();
+        Some(conf)
     }
 
     fn step_leader(&mut self, m: Message) {
@@ -996,6 +1232,7 @@ impl Raft {
         }
         self.log.commit_to(quorum_index);
         self.release_waiting_reads();
+        self.after_commit();
         true
     }
 
@@ -1065,7 +1302,7 @@ impl Raft {
             Role::Leader(state) => state
                 .progress
                 .iter()
-                .filter(|(_, pr)| pr.state == ProgressState::Snapshot && pr.pending_snapshot > 0)
+                .filter(|(_, pr)| pr.state == ProgressState::Snapshot && !pr.probe_sent)
                 .map(|(id, _)| *id)
                 .collect(),
             _ => Vec::new(),
@@ -1075,18 +1312,19 @@ impl Raft {
     /// Sends the driver's snapshot (state machine at `self.log.snapshot_index`) to `to`.
     pub fn send_snapshot(&mut self, to: MemberId, data: Vec<u8>) {
         let (index, term) = (self.log.snapshot_index, self.log.snapshot_term);
-        let voters = self.voters.incoming.voters.iter().copied().collect();
-        let learners = self.learners.iter().copied().collect();
+        let conf = self.snapshot_conf.clone();
         if let Role::Leader(state) = &mut self.role {
             if let Some(pr) = state.progress.get_mut(&to) {
                 pr.become_snapshot(index);
+                // Sent: wait for the answer rather than resending on every step.
+                pr.pending_snapshot = index;
+                pr.probe_sent = true;
             }
         }
         let body = Body::Snapshot {
             index,
             term,
-            voters,
-            learners,
+            conf,
             data,
         };
         self.send(Message {

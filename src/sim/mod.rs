@@ -85,6 +85,8 @@ pub enum SimError {
     NotPaused(MemberId),
     NoLeader,
     NoSuchMessage(u64),
+    /// The engine refused the request; the text says why.
+    Refused(String),
 }
 
 impl fmt::Display for SimError {
@@ -98,6 +100,7 @@ impl fmt::Display for SimError {
             SimError::NotPaused(m) => write!(f, "{m} is not paused"),
             SimError::NoLeader => write!(f, "there is no leader"),
             SimError::NoSuchMessage(id) => write!(f, "no message #{id} in flight"),
+            SimError::Refused(why) => f.write_str(why),
         }
     }
 }

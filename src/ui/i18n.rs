@@ -176,6 +176,12 @@ pub fn narrate(lang: Lang, member: &str, event: &NodeEvent) -> String {
                 "{member} overwrote a committed entry at or below index {index}: safety violated"
             )
         }
+        (Lang::En, NodeEvent::Configuration { index, change }) => {
+            format!("{member} proposed configuration {change} at index {index}")
+        }
+        (Lang::ZhTw, NodeEvent::Configuration { index, change }) => {
+            format!("{member} 在索引 {index} 提議成員變更 {change}")
+        }
         (Lang::ZhTw, NodeEvent::BecameRole { role: r, term }) => {
             format!("{member} 在任期 {term} 成為{}", role(lang, r.as_str()))
         }
