@@ -38,52 +38,184 @@ impl Output {
 /// How long `wait leader` waits before giving up (virtual time).
 pub const WAIT_LEADER_LIMIT_MS: Millis = 60_000;
 
-/// A world plus the history of what was done to it, so that any run can be exported as a
-/// script that replays it exactly (with the same seed).
+/// One command that changed the world, and exactly where in the run it was given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HistoryEntry {
+    pub time_ms: Millis,
+    /// Events the world had handled when the command ran (several can share a millisecond).
+    pub steps: u64,
+    /// When the command was done (later than `time_ms` for commands that wait).
+    pub end_ms: Millis,
+    pub line: String,
+    pub stdin: Option<String>,
+}
+
+/// A copy of the world taken every so often, to travel back in time quickly.
+#[derive(Clone, Debug)]
+struct Checkpoint {
+    world: Cluster,
+    history_len: usize,
+}
+
+/// Virtual time between checkpoints (doubles when too many pile up).
+const CHECKPOINT_EVERY_MS: Millis = 1_000;
+const MAX_CHECKPOINTS: usize = 256;
+
+/// A world plus the history of what was done to it: any run can be exported as a script that
+/// replays it exactly (with the same seed), and rewound to any earlier moment to branch off.
 #[derive(Clone, Debug)]
 pub struct Session {
     pub config: ClusterConfig,
     pub world: Cluster,
-    history: Vec<String>,
-    history_time: Millis,
+    history: Vec<HistoryEntry>,
+    checkpoints: Vec<Checkpoint>,
+    checkpoint_every_ms: Millis,
+    /// Re-running recorded commands: do not record them again.
+    replaying: bool,
+    /// Where the command being executed started (time, events handled).
+    command_start: (Millis, u64),
 }
 
 impl Session {
     pub fn new(config: ClusterConfig) -> Session {
+        let world = config.build();
+        let first = Checkpoint {
+            world: world.clone(),
+            history_len: 0,
+        };
         Session {
-            world: config.build(),
+            world,
             config,
             history: Vec::new(),
-            history_time: 0,
+            checkpoints: vec![first],
+            checkpoint_every_ms: CHECKPOINT_EVERY_MS,
+            replaying: false,
+            command_start: (0, 0),
         }
+    }
+
+    pub fn history(&self) -> &[HistoryEntry] {
+        &self.history
     }
 
     /// The run so far as a script: the commands, with `wait`s for the time between them.
     pub fn export_script(&self) -> String {
         let c = &self.config;
         let mut out = format!("# raftlab run --members {} --seed {}\n", c.members, c.seed);
-        for line in &self.history {
-            out.push_str(line);
-            out.push('\n');
+        let mut time = 0;
+        for entry in &self.history {
+            if entry.time_ms > time {
+                let _ = writeln!(out, "wait {}", format_duration(entry.time_ms - time));
+            }
+            time = entry.end_ms;
+            match &entry.stdin {
+                Some(stdin) => {
+                    let _ = write!(out, "{} <<EOF\n{stdin}EOF\n", entry.line);
+                }
+                None => {
+                    let _ = writeln!(out, "{}", entry.line);
+                }
+            }
         }
-        let idle = self.world.now().saturating_sub(self.history_time);
-        if idle > 0 {
-            let _ = writeln!(out, "wait {}", format_duration(idle));
+        if self.world.now() > time {
+            let _ = writeln!(out, "wait {}", format_duration(self.world.now() - time));
         }
         out
     }
 
     fn record(&mut self, line: &str) {
-        let idle = self.world.now().saturating_sub(self.history_time);
-        if idle > 0 {
-            self.history.push(format!("wait {}", format_duration(idle)));
+        self.record_with_stdin(line, None);
+    }
+
+    fn record_with_stdin(&mut self, line: &str, stdin: Option<&str>) {
+        if self.replaying {
+            return;
         }
-        self.history.push(line.to_string());
-        self.history_time = self.world.now();
+        let (time_ms, steps) = self.command_start;
+        self.history.push(HistoryEntry {
+            time_ms,
+            steps,
+            end_ms: self.world.now(),
+            line: line.to_string(),
+            stdin: stdin.map(str::to_string),
+        });
+    }
+
+    /// Advances virtual time by `ms`, taking checkpoints on the way.
+    pub fn run_for(&mut self, ms: Millis) {
+        let target = self.world.now() + ms;
+        loop {
+            let last = self.checkpoints.last().map_or(0, |c| c.world.now());
+            let next_checkpoint = last + self.checkpoint_every_ms;
+            if next_checkpoint > target {
+                break;
+            }
+            self.world.run_until(next_checkpoint);
+            self.checkpoint();
+        }
+        self.world.run_until(target);
+    }
+
+    /// Handles one event (the UI's single step).
+    pub fn step(&mut self) -> bool {
+        self.world.step()
+    }
+
+    fn checkpoint(&mut self) {
+        self.checkpoints.push(Checkpoint {
+            world: self.world.clone(),
+            history_len: self.history.len(),
+        });
+        if self.checkpoints.len() > MAX_CHECKPOINTS {
+            // Keep the first and every other one: the spacing doubles, memory stays bounded.
+            let mut i = 0;
+            self.checkpoints.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.checkpoint_every_ms *= 2;
+        }
+    }
+
+    /// Travels back to virtual time `t` (at most now): the world is exactly as it was when the
+    /// clock reached `t`, before any command given at `t`; what happened after is forgotten,
+    /// so the run branches from here.
+    pub fn rewind_to(&mut self, t: Millis) -> Result<(), String> {
+        if t > self.world.now() {
+            return Err(format!(
+                "cannot travel forward: it is {} and {} has not happened yet",
+                format_duration(self.world.now()),
+                format_duration(t)
+            ));
+        }
+        let position = self
+            .checkpoints
+            .iter()
+            .rposition(|c| c.world.now() <= t)
+            .unwrap_or(0);
+        self.checkpoints.truncate(position + 1);
+        let checkpoint = self.checkpoints[position].clone();
+        self.world = checkpoint.world;
+        let replay: Vec<HistoryEntry> = self.history[checkpoint.history_len..]
+            .iter()
+            .take_while(|e| e.time_ms < t)
+            .cloned()
+            .collect();
+        self.history.truncate(checkpoint.history_len + replay.len());
+        self.replaying = true;
+        for entry in replay {
+            self.world.run_to_steps(entry.steps);
+            self.world.set_now(entry.time_ms);
+            self.execute(&entry.line, entry.stdin.as_deref());
+        }
+        self.replaying = false;
+        self.world.run_until(t);
+        Ok(())
     }
 
     /// Runs one command line; `stdin` is its standard input (a heredoc), if any.
     pub fn execute(&mut self, line: &str, _stdin: Option<&str>) -> Output {
+        self.command_start = (self.world.now(), self.world.steps());
         let Some(words) = shlex::split(line) else {
             return Output::error("unterminated quote or trailing backslash");
         };
@@ -152,7 +284,7 @@ impl Session {
             [duration] => {
                 let ms = parse_duration(duration)
                     .ok_or_else(|| format!("bad duration {duration:?} (e.g. 500ms, 2s)"))?;
-                self.world.run_for(ms);
+                self.run_for(ms);
                 Ok(Output::default())
             }
             _ => Err("usage: wait leader | wait DURATION".into()),
@@ -486,6 +618,107 @@ mod tests {
             run.stdout
         );
         assert!(run.stdout.contains("\"leader\":\"m"), "{}", run.stdout);
+    }
+
+    #[test]
+    fn time_travel_returns_exactly_to_the_recorded_state_and_branches() {
+        let mut s = session();
+        run_script(
+            &mut s,
+            "wait leader\nkill leader\nwait 1200ms\npartition m1 | m2,m3\nwait 700ms\n",
+            false,
+        );
+        s.run_for(3_000 - s.world.now());
+        assert_eq!(s.world.now(), 3_000);
+        let (status_at_t, hash_at_t, steps_at_t) =
+            (s.world.status(), s.world.trace_hash(), s.world.steps());
+        run_script(
+            &mut s,
+            "heal\nwait 2s\ntimeout m2\nwait 3s\nrestart m1\nwait 2s\n",
+            false,
+        );
+        assert!(s.world.now() > 9_000);
+        assert_ne!(s.world.trace_hash(), hash_at_t);
+
+        s.rewind_to(3_000).unwrap();
+        assert_eq!(s.world.now(), 3_000);
+        assert_eq!(s.world.status(), status_at_t);
+        assert_eq!(
+            s.world.trace_hash(),
+            hash_at_t,
+            "the replay is event for event the same"
+        );
+        assert_eq!(s.world.steps(), steps_at_t);
+        assert!(
+            !s.export_script().contains("heal"),
+            "the future was forgotten"
+        );
+
+        // A new branch from there, and a rewind into it again.
+        run_script(&mut s, "isolate m2\nwait 4s\n", false);
+        let hash_branch = s.world.trace_hash();
+        s.rewind_to(5_000).unwrap();
+        s.run_for(2_000);
+        assert_eq!(s.world.trace_hash(), hash_branch);
+        assert!(s.rewind_to(999_999).is_err(), "no travel into the future");
+    }
+
+    #[test]
+    fn a_thousand_lines_of_junk_never_panic_and_each_is_reported() {
+        let mut rng = crate::base::Rng::new(2024);
+        let verbs = [
+            "kill",
+            "restart",
+            "wait",
+            "partition",
+            "drop",
+            "latency",
+            "loss",
+            "fsync",
+            "transfer",
+            "delay-message",
+            "status",
+        ];
+        let mut script = String::new();
+        for i in 0..1_000 {
+            let line: String = match i % 4 {
+                0 => (0..rng.range(1, 40))
+                    .map(|_| char::from(rng.range(33, 127) as u8))
+                    .filter(|c| *c != '#')
+                    .collect(),
+                1 => format!(
+                    "{} {}",
+                    rng.pick(&verbs).unwrap(),
+                    ["m99", "'oops", "-1", "|", "x y z", "\\"][rng.range(0, 6) as usize]
+                ),
+                2 => format!("zz{}", rng.next_u64()),
+                _ => String::from_utf8_lossy(
+                    &(0..rng.range(1, 30))
+                        .map(|_| rng.range(128, 256) as u8)
+                        .collect::<Vec<u8>>(),
+                )
+                .into_owned(),
+            };
+            script.push_str(&line);
+            script.push('\n');
+        }
+        let parsed = script::parse(&script);
+        let run = run_script(&mut s_for_junk(), &script, true);
+        assert_eq!(run.code, 1);
+        let reported = run.stdout.matches("Error: line ").count();
+        assert_eq!(reported, parsed.len(), "every junk line is reported once");
+        for line in &parsed {
+            assert!(
+                run.stdout
+                    .contains(&format!("Error: line {}: ", line.line_no)),
+                "line {}",
+                line.line_no
+            );
+        }
+    }
+
+    fn s_for_junk() -> Session {
+        session()
     }
 
     #[test]

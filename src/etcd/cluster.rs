@@ -4,6 +4,9 @@ use crate::raft::{ConfChange, ConfChangeOp, Config, Durable, Raft, RaftView, Tea
 use crate::sim::{NetConfig, Sim, SimError};
 use serde::Serialize;
 
+/// How long a request may take before the client gives up (etcdctl's command timeout).
+pub const REQUEST_TIMEOUT_MS: Millis = 5_000;
+
 /// A simulated etcd cluster.
 pub type Cluster = Sim<Member>;
 
@@ -239,10 +242,31 @@ impl Sim<Member> {
         Ok(id)
     }
 
-    /// Proposes removing a member; it shuts down once it applies its removal.
+    /// Removes a member, as `etcdctl member remove` does: proposes the change, waits (up to
+    /// the request timeout) until the leader has applied it, and the removed member shuts down
+    /// for good (etcd's peers answer a removed member "the member has been permanently
+    /// removed from the cluster", and it stops).
     pub fn remove_member(&mut self, id: MemberId) -> Result<(), SimError> {
         self.member(&id.to_string())?;
-        self.propose_conf(ConfChange::single(ConfChangeOp::Remove, id))
+        if self.is_removed(id) {
+            return Err(SimError::Refused(format!("{id} was already removed")));
+        }
+        self.propose_conf(ConfChange::single(ConfChangeOp::Remove, id))?;
+        let applied = self.run_until_cond(REQUEST_TIMEOUT_MS, |c| {
+            c.processes().any(|(_, m)| {
+                m.node()
+                    .is_some_and(|n| n.is_leader() || n.leader.is_some())
+                    && m.node()
+                        .is_some_and(|n| !n.conf_at(n.log.applied).contains(id))
+                    && m.id != id
+            })
+        });
+        if !applied {
+            return Err(SimError::Refused(format!("removing {id} timed out")));
+        }
+        self.with_process(id, |m, _| m.shut_down_removed());
+        self.trace(format!("{id} removed from the cluster"));
+        Ok(())
     }
 
     /// Proposes turning a learner into a voter.
@@ -444,6 +468,72 @@ mod tests {
         assert!(
             c.node(leader).unwrap().log.committed > commit_before,
             "committed once the other fsync ends"
+        );
+    }
+
+    #[test]
+    fn members_join_as_learners_get_promoted_and_leave() {
+        let mut c = elect(5);
+        let m4 = c.add_member(true).unwrap();
+        assert_eq!(m4, MemberId(4));
+        c.run_for(2_000);
+        let leader = c.leader().unwrap();
+        let node = c.node(leader).unwrap();
+        assert!(node.conf.learners.contains(&m4), "{:?}", node.conf);
+        assert_eq!(
+            c.node(m4).unwrap().log.last_index(),
+            node.log.last_index(),
+            "the learner caught up"
+        );
+        assert_eq!(c.node(m4).unwrap().role_name().as_str(), "follower");
+        c.promote(m4).unwrap();
+        c.run_for(1_000);
+        assert!(c.node(leader).unwrap().conf.voters.contains(&m4));
+        // Removing a follower: it shuts down and the others carry on with 3 voters.
+        let victim = c
+            .member_ids()
+            .into_iter()
+            .find(|m| *m != leader && *m != m4)
+            .unwrap();
+        c.remove_member(victim).unwrap();
+        assert!(c.is_removed(victim) && !c.is_running(victim));
+        assert!(
+            c.restart(victim).is_ok(),
+            "a restart is accepted but the member stays down"
+        );
+        assert!(!c.is_running(victim));
+        c.run_for(3_000);
+        assert_eq!(c.node(leader).unwrap().conf.voters.len(), 3);
+        assert_eq!(c.leader(), Some(leader));
+        // Removing the leader: someone else takes over.
+        c.remove_member(leader).unwrap();
+        assert!(c.run_until_cond(10_000, |c| c.leader().is_some_and(|l| l != leader)));
+        assert!(!c.is_running(leader));
+    }
+
+    #[test]
+    fn a_follower_far_behind_is_caught_up_by_snapshot() {
+        let mut c = elect(6);
+        let leader = c.leader().unwrap();
+        let lagging = c.member_ids().into_iter().find(|m| *m != leader).unwrap();
+        c.kill(lagging).unwrap();
+        for i in 0..20 {
+            c.propose(leader, format!("v{i}").into_bytes()).unwrap();
+        }
+        c.run_for(1_000);
+        c.snapshot(leader).unwrap();
+        assert!(c.node(leader).unwrap().log.snapshot_index > 0);
+        c.restart(lagging).unwrap();
+        c.run_for(2_000);
+        let (lead, lag) = (c.node(leader).unwrap(), c.node(lagging).unwrap());
+        assert_eq!(
+            lag.log.snapshot_index, lead.log.snapshot_index,
+            "installed the leader's snapshot"
+        );
+        assert_eq!(lag.log.committed, lead.log.committed);
+        assert_eq!(
+            c.status().members.iter().map(|m| m.revision).max(),
+            c.status().members.iter().map(|m| m.revision).min()
         );
     }
 

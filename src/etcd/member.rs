@@ -123,6 +123,13 @@ impl Member {
         true
     }
 
+    /// Stops this member for good after its removal from the cluster.
+    pub fn shut_down_removed(&mut self) {
+        self.removed = true;
+        self.node = None;
+        self.syncing = None;
+    }
+
     pub fn node(&self) -> Option<&Raft> {
         self.node.as_ref()
     }

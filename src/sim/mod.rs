@@ -170,6 +170,8 @@ pub struct Sim<P: Process> {
     pub tick_ms: Millis,
     now: Millis,
     seq: u64,
+    /// Events handled so far: with `now`, the exact position of the run (for replay).
+    steps: u64,
     queue: BTreeMap<(Millis, u64), Event<P::Msg>>,
     slots: BTreeMap<MemberId, Slot<P>>,
     net_rng: Rng,
@@ -197,6 +199,7 @@ impl<P: Process> Sim<P> {
             tick_ms: tick_ms.max(1),
             now: 0,
             seq: 0,
+            steps: 0,
             queue: BTreeMap::new(),
             slots: BTreeMap::new(),
             net_rng,
@@ -313,11 +316,28 @@ impl<P: Process> Sim<P> {
         self.queue.keys().next().map(|(t, _)| *t)
     }
 
+    /// Events handled since the start.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Handles events until `steps` have been handled in all (replaying a recorded position).
+    pub fn run_to_steps(&mut self, steps: u64) {
+        while self.steps < steps && self.step() {}
+    }
+
+    /// Moves the clock forward to `t` without handling any event (restoring a recorded
+    /// position that lies between events of the same millisecond, or after the last one).
+    pub fn set_now(&mut self, t: Millis) {
+        self.now = self.now.max(t);
+    }
+
     /// Handles the next event; false if there is none.
     pub fn step(&mut self) -> bool {
         let Some(((at, _), event)) = self.queue.pop_first() else {
             return false;
         };
+        self.steps += 1;
         self.now = self.now.max(at);
         match event {
             Event::Tick {

@@ -83,7 +83,7 @@ impl Reducible for Model {
                     let whole = next.carry_ms.floor();
                     next.carry_ms -= whole;
                     if whole >= 1.0 {
-                        next.session.borrow_mut().world.run_for(whole as u64);
+                        next.session.borrow_mut().run_for(whole as u64);
                     }
                 }
             }
@@ -91,7 +91,7 @@ impl Reducible for Model {
             Msg::Pause => next.playing = false,
             Msg::Step => {
                 next.playing = false;
-                next.session.borrow_mut().world.step();
+                next.session.borrow_mut().step();
             }
             Msg::SetSpeed(log10) => next.speed_log10 = log10.clamp(-2.0, 2.0),
             Msg::SetMembers(n) => {
