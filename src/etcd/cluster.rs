@@ -319,7 +319,7 @@ impl Sim<Member> {
                     applied: node.log.applied,
                     last_index: node.log.last_index(),
                     last_term: node.log.last_term(),
-                    revision: m.revision,
+                    revision: m.store.revision(),
                 },
                 None => MemberStatus {
                     name: id,
@@ -338,7 +338,7 @@ impl Sim<Member> {
                         .entries
                         .last()
                         .map_or(m.durable.snapshot_term, |e| e.term),
-                    revision: m.revision,
+                    revision: m.store.revision(),
                 },
             })
             .collect();

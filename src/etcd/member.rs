@@ -1,10 +1,13 @@
 //! One etcd member in the simulated world: a Raft node, its durable state ("disk"), and the
-//! state machine its committed entries are applied to.
+//! state machine its committed entries are applied to: the MVCC store plus the replicated
+//! membership attributes (etcd's "publish" and cluster version).
 
 use crate::base::{Index, MemberId, Millis, Rng, Term};
+use crate::mvcc::{self, LeaseId, MvccError, Request, Response, Store};
 use crate::raft::{Config, Durable, EntryKind, Message, NodeEvent, Raft, Ready};
 use crate::sim::{digest, Ctx, Envelope, Process};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 
 impl Envelope for Message {
     fn from(&self) -> MemberId {
@@ -27,6 +30,73 @@ impl Envelope for Message {
     }
 }
 
+/// The version a member reports (`endpoint status`) and the cluster version it sets.
+pub const SERVER_VERSION: &str = "3.4.23";
+pub const CLUSTER_VERSION: &str = "3.4.0";
+
+/// What a normal Raft entry carries.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Proposal {
+    /// A client request; the member that proposed it answers the client once it applies it.
+    Kv { id: u64, request: Request },
+    /// A member announces its name and client URLs when it starts (etcd `publish`).
+    Publish {
+        member: MemberId,
+        name: String,
+        client_urls: Vec<String>,
+    },
+    /// The leader records the cluster version (etcd `monitorVersions`).
+    ClusterVersion { version: String },
+}
+
+impl Proposal {
+    pub fn encode(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    pub fn decode(data: &[u8]) -> Option<Proposal> {
+        serde_json::from_slice(data).ok()
+    }
+}
+
+/// A short description of an entry's data, for logs and the UI (`put foo=bar`).
+pub fn describe_entry(data: &[u8]) -> String {
+    fn text(b: &[u8]) -> String {
+        crate::raft::summarize(b)
+    }
+    match Proposal::decode(data) {
+        Some(Proposal::Kv { request, .. }) => match request {
+            Request::Put(p) => format!("put {}={}", text(&p.key), text(&p.value)),
+            Request::DeleteRange(d) => format!("del {}", text(&d.key)),
+            Request::Txn(t) => format!("txn ({} compares)", t.compare.len()),
+            Request::Range(r) => format!("get {}", text(&r.key)),
+            Request::Compaction(c) => format!("compact {}", c.revision),
+            Request::LeaseGrant(l) => format!("lease grant {}s", l.ttl_s),
+            Request::LeaseRevoke(l) => format!("lease revoke {:x}", l.id),
+            Request::Alarm(_) => "alarm".to_string(),
+        },
+        Some(Proposal::Publish { member, .. }) => format!("publish {member}"),
+        Some(Proposal::ClusterVersion { version }) => format!("cluster version {version}"),
+        None if data.is_empty() => "noop".to_string(),
+        None => text(data),
+    }
+}
+
+/// The replicated membership attributes (etcd's membership store).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attributes {
+    /// Name and client URLs of each member that has published them (started).
+    pub published: BTreeMap<MemberId, (String, Vec<String>)>,
+    pub cluster_version: Option<String>,
+}
+
+/// The state machine's image in a snapshot.
+#[derive(Serialize, Deserialize)]
+struct StateImage {
+    store: Vec<u8>,
+    attrs: Attributes,
+}
+
 /// A committed entry applied by a member, as the state-machine-safety checker sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Applied {
@@ -46,6 +116,16 @@ pub struct LogEvent {
 
 /// The wake-up token of an fsync in progress.
 const FSYNC_DONE: u64 = 1;
+/// Re-publish if the first attempt was lost (etcd retries `publish` until it succeeds).
+const REPUBLISH_AFTER_MS: Millis = 5_000;
+
+/// A linearizable read waiting for its ReadIndex (thesis §6.4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct PendingRead {
+    ctx: u64,
+    asked: bool,
+    index: Option<Index>,
+}
 
 #[derive(Clone, Debug)]
 pub struct Member {
@@ -60,23 +140,31 @@ pub struct Member {
     syncing: Option<Ready>,
     /// What this incarnation applied, in order.
     applied: Vec<Applied>,
-    /// Each applied write (a non-empty normal entry) is one revision, as a put is in etcd;
-    /// the MVCC store takes this over.
-    pub revision: i64,
+    /// The key-value store the committed requests are applied to.
+    pub store: Store,
+    pub store_config: mvcc::StoreConfig,
+    pub attrs: Attributes,
     /// Applied entries between snapshots (etcd's `--snapshot-count`).
     pub snapshot_count: u64,
     /// This member applied a configuration without itself and shut down for good.
     pub removed: bool,
     /// It has applied a configuration that includes it.
     joined: bool,
+    /// Encoded proposals waiting for a leader (etcd's Propose blocks until there is one).
+    pending: Vec<Vec<u8>>,
+    /// Answers to this member's client requests, by request id.
+    responses: BTreeMap<u64, Result<Response, MvccError>>,
+    reads: Vec<PendingRead>,
+    next_request: u64,
+    /// When this incarnation last proposed its attributes.
+    published_at: Option<Millis>,
+    /// When this leader last proposed the cluster version.
+    version_proposed_at: Option<Millis>,
+    /// Leases whose expiry this leader already proposed to revoke.
+    revoking: BTreeSet<LeaseId>,
+    lease_primary: bool,
     events: Vec<LogEvent>,
     rng: Rng,
-}
-
-/// The state machine's image in a snapshot (the MVCC store takes this over).
-#[derive(serde::Serialize, serde::Deserialize)]
-struct StateImage {
-    revision: i64,
 }
 
 impl Member {
@@ -90,20 +178,46 @@ impl Member {
             fsync_ms: 0,
             syncing: None,
             applied: Vec::new(),
-            revision: 1,
+            store: Store::default(),
+            store_config: mvcc::StoreConfig::default(),
+            attrs: Attributes::default(),
             snapshot_count: 100_000,
             removed: false,
             joined: false,
+            pending: Vec::new(),
+            responses: BTreeMap::new(),
+            reads: Vec::new(),
+            next_request: 0,
+            published_at: None,
+            version_proposed_at: None,
+            revoking: BTreeSet::new(),
+            lease_primary: false,
             events: Vec::new(),
             rng,
         }
     }
 
     fn state_image(&self) -> Vec<u8> {
-        serde_json::to_vec(&StateImage {
-            revision: self.revision,
-        })
-        .unwrap_or_default()
+        let image = StateImage {
+            store: self.store.encode(),
+            attrs: self.attrs.clone(),
+        };
+        serde_json::to_vec(&image).unwrap_or_default()
+    }
+
+    fn restore_image(&mut self, data: &[u8]) {
+        let image = serde_json::from_slice::<StateImage>(data).ok();
+        let store = image.as_ref().and_then(|i| Store::decode(&i.store).ok());
+        match (image, store) {
+            (Some(image), Some(store)) => {
+                self.store = store;
+                self.attrs = image.attrs;
+            }
+            _ => {
+                self.store = Store::new(self.store_config.clone());
+                self.attrs = Attributes::default();
+            }
+        }
     }
 
     /// Takes a snapshot at the applied index and discards the log before it.
@@ -151,12 +265,56 @@ impl Member {
         std::mem::take(&mut self.events)
     }
 
+    /// A fresh id for a request this member proposes (unique in the cluster).
+    pub fn next_request_id(&mut self) -> u64 {
+        self.next_request += 1;
+        (self.id.0 << 40) | self.next_request
+    }
+
+    /// Queues a proposal; it goes to Raft as soon as a leader is known.
+    pub fn submit(&mut self, proposal: &Proposal, ctx: &mut Ctx<Message>) {
+        self.pending.push(proposal.encode());
+        self.drive(ctx);
+    }
+
+    pub fn has_response(&self, id: u64) -> bool {
+        self.responses.contains_key(&id)
+    }
+
+    /// The answer to request `id`, once applied here.
+    pub fn take_response(&mut self, id: u64) -> Option<Result<Response, MvccError>> {
+        self.responses.remove(&id)
+    }
+
+    /// Starts a linearizable read; `read_ready(ctx)` tells when the store may serve it.
+    pub fn begin_read(&mut self, ctx_id: u64, ctx: &mut Ctx<Message>) {
+        self.reads.push(PendingRead {
+            ctx: ctx_id,
+            asked: false,
+            index: None,
+        });
+        self.drive(ctx);
+    }
+
+    /// True once read `ctx` may be served from the local store (its index is applied).
+    pub fn read_ready(&self, ctx_id: u64) -> bool {
+        let applied = self.node.as_ref().map_or(0, |n| n.log.applied);
+        self.reads
+            .iter()
+            .any(|r| r.ctx == ctx_id && r.index.is_some_and(|i| i <= applied))
+    }
+
+    pub fn end_read(&mut self, ctx_id: u64) {
+        self.reads.retain(|r| r.ctx != ctx_id);
+    }
+
     /// Runs the Ready loop: persist (now, or after an fsync), send, apply, advance.
     pub fn drive(&mut self, ctx: &mut Ctx<Message>) {
         loop {
             if self.syncing.is_some() {
                 return; // one fsync at a time, as etcd's raft loop does
             }
+            self.hand_to_raft(ctx);
             let Some(node) = self.node.as_mut() else {
                 return;
             };
@@ -175,7 +333,8 @@ impl Member {
                 return;
             }
             let rd = node.ready();
-            let needs_disk = rd.hard_state.is_some() || !rd.entries.is_empty();
+            let needs_disk =
+                rd.hard_state.is_some() || !rd.entries.is_empty() || rd.snapshot.is_some();
             if self.fsync_ms > 0 && needs_disk {
                 self.syncing = Some(rd);
                 ctx.wake_in(self.fsync_ms, FSYNC_DONE);
@@ -185,12 +344,79 @@ impl Member {
         }
     }
 
+    /// Proposals and reads wait for a leader; the leader's own duties (lease expiry,
+    /// cluster version) and each member's publish happen here too.
+    fn hand_to_raft(&mut self, ctx: &mut Ctx<Message>) {
+        let Some(node) = self.node.as_ref() else {
+            return;
+        };
+        let (is_leader, has_leader) = (node.is_leader(), node.leader.is_some());
+        let extend_ms = u64::from(node.config.election_tick) * 100;
+        if is_leader != self.lease_primary {
+            self.lease_primary = is_leader;
+            if is_leader {
+                self.store.lease_promote(ctx.now, extend_ms);
+            } else {
+                self.store.lease_demote();
+                self.revoking.clear();
+            }
+        }
+        if !has_leader {
+            return;
+        }
+        let unpublished = !self.attrs.published.contains_key(&self.id);
+        let retry_due = self
+            .published_at
+            .is_some_and(|t| ctx.now >= t + REPUBLISH_AFTER_MS);
+        if self.published_at.is_none() || (unpublished && retry_due) {
+            self.published_at = Some(ctx.now);
+            let (name, client_urls) = (self.id.to_string(), vec![super::client_url(self.id)]);
+            self.pending.push(
+                Proposal::Publish {
+                    member: self.id,
+                    name,
+                    client_urls,
+                }
+                .encode(),
+            );
+        }
+        if is_leader {
+            let version_due = self
+                .version_proposed_at
+                .is_none_or(|t| ctx.now >= t + REPUBLISH_AFTER_MS);
+            if self.attrs.cluster_version.is_none() && version_due {
+                self.version_proposed_at = Some(ctx.now);
+                self.pending.push(
+                    Proposal::ClusterVersion {
+                        version: CLUSTER_VERSION.into(),
+                    }
+                    .encode(),
+                );
+            }
+            for id in self.store.expired_leases(ctx.now) {
+                if self.revoking.insert(id) {
+                    let request = Request::LeaseRevoke(mvcc::LeaseRevokeRequest { id });
+                    self.pending.push(Proposal::Kv { id: 0, request }.encode());
+                }
+            }
+        }
+        let Some(node) = self.node.as_mut() else {
+            return;
+        };
+        for data in std::mem::take(&mut self.pending) {
+            if node.propose(data.clone()).is_err() {
+                self.pending.push(data);
+            }
+        }
+        for read in self.reads.iter_mut().filter(|r| !r.asked) {
+            read.asked = node.read_index(read.ctx).is_ok();
+        }
+    }
+
     fn finish(&mut self, rd: Ready, ctx: &mut Ctx<Message>) {
         self.durable.persist(&rd);
         if let Some(snap) = &rd.snapshot {
-            if let Ok(image) = serde_json::from_slice::<StateImage>(&snap.data) {
-                self.revision = image.revision;
-            }
+            self.restore_image(&snap.data);
             ctx.note(format!("restore snapshot {}@{}", snap.index, snap.term));
         }
         for entry in &rd.committed_entries {
@@ -199,10 +425,15 @@ impl Member {
                 term: entry.term,
                 digest: digest(&entry.data),
             });
-            if entry.kind == EntryKind::Normal && !entry.data.is_empty() {
-                self.revision += 1;
+            if entry.kind == EntryKind::Normal {
+                self.apply_data(&entry.data, ctx.now);
             }
             ctx.note(format!("apply {}", entry.describe()));
+        }
+        for read in &rd.read_states {
+            if let Some(pending) = self.reads.iter_mut().find(|r| r.ctx == read.ctx) {
+                pending.index = Some(read.index);
+            }
         }
         if let Some(node) = self.node.as_mut() {
             node.advance(&rd);
@@ -222,14 +453,38 @@ impl Member {
                 } else if self.joined {
                     // etcd: "the member has been permanently removed from the cluster".
                     ctx.note("removed from the cluster: shutting down".into());
-                    self.removed = true;
-                    self.node = None;
+                    self.shut_down_removed();
                     return;
                 }
             }
             if node.log.applied.saturating_sub(node.log.snapshot_index) >= self.snapshot_count {
                 self.snapshot_now();
             }
+        }
+    }
+
+    fn apply_data(&mut self, data: &[u8], now: Millis) {
+        match Proposal::decode(data) {
+            Some(Proposal::Kv { id, request }) => {
+                let result = self.store.apply(&request, now);
+                if id >> 40 == self.id.0 {
+                    self.responses.insert(id, result);
+                }
+                if let Request::LeaseRevoke(r) = &request {
+                    self.revoking.remove(&r.id);
+                }
+            }
+            Some(Proposal::Publish {
+                member,
+                name,
+                client_urls,
+            }) => {
+                self.attrs.published.insert(member, (name, client_urls));
+            }
+            Some(Proposal::ClusterVersion { version }) => {
+                self.attrs.cluster_version = Some(version)
+            }
+            None => {} // an empty entry, or a raw test proposal
         }
     }
 }
@@ -263,6 +518,9 @@ impl Process for Member {
     fn crash(&mut self) {
         self.node = None;
         self.syncing = None; // the write never reached the disk
+        self.pending.clear();
+        self.reads.clear();
+        self.responses.clear();
     }
 
     fn restart(&mut self, ctx: &mut Ctx<Message>) {
@@ -272,8 +530,13 @@ impl Process for Member {
         let rng = self.rng.split();
         self.node = Some(self.durable.restart(self.config.clone(), rng));
         self.applied.clear();
-        self.revision = serde_json::from_slice::<StateImage>(&self.durable.snapshot_data)
-            .map_or(1, |i| i.revision);
+        self.published_at = None;
+        self.version_proposed_at = None;
+        self.lease_primary = false;
+        self.revoking.clear();
+        // The state machine is rebuilt from the snapshot, then by replaying the log.
+        let data = self.durable.snapshot_data.clone();
+        self.restore_image(&data);
         self.drive(ctx);
     }
 

@@ -1,0 +1,919 @@
+//! The etcd client API, as `clientv3` sees a cluster: each call goes to one member (the
+//! endpoint) and advances virtual time until the answer arrives or the command timeout
+//! passes, as a real client waits. Writes go through Raft and are answered by the member that
+//! proposed them once it applies them; linearizable reads wait for a ReadIndex; serializable
+//! reads are served from the member's own store at once.
+
+use super::cluster::{Cluster, REQUEST_TIMEOUT_MS};
+use super::member::{Member, Proposal, SERVER_VERSION};
+use super::{cluster_id, etcd_id, peer_url};
+use crate::base::{Index, MemberId, Millis, Term};
+use crate::mvcc::{
+    self, AlarmAction, AlarmMember, AlarmRequest, AlarmType, LeaseId, LeaseTimeToLive, MvccError,
+    Request, Response, WatchRequest, WatchResponse,
+};
+use crate::sim::SimError;
+use std::fmt;
+
+/// Wall-clock milliseconds at virtual time 0 (2026-01-01T00:00:00Z), for lease ids and dates.
+pub const EPOCH_UNIX_MS: u64 = 1_767_225_600_000;
+
+/// The response header every etcd answer carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Header {
+    pub cluster_id: u64,
+    pub member_id: u64,
+    pub revision: i64,
+    pub raft_term: Term,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply<T> {
+    pub header: Header,
+    pub body: T,
+}
+
+/// Why a request failed, as the client sees it. `Display` is what etcdctl prints after
+/// `Error: `.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientError {
+    /// No answer before the command timeout (a dead member, no leader, no quorum).
+    DeadlineExceeded,
+    /// The server refused or failed the request.
+    Server(MvccError),
+    /// etcdserver: no leader (streams that require a leader, member status).
+    NoLeader,
+    /// etcdserver: bad leader transferee.
+    BadLeaderTransferee,
+    /// A member id that the cluster does not know (member remove/promote).
+    MemberNotFound,
+    /// etcdserver: can only promote a learner member which is in sync with leader.
+    LearnerNotReady,
+    /// etcdserver: member not a learner.
+    NotALearner,
+    /// etcdserver: Peer URLs already exists.
+    PeerUrlExists,
+    /// etcdserver: unhealthy cluster / other refusals of the simulator.
+    Refused(String),
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientError::DeadlineExceeded => f.write_str("context deadline exceeded"),
+            ClientError::Server(e) => write!(f, "{e}"),
+            ClientError::NoLeader => f.write_str("etcdserver: no leader"),
+            ClientError::BadLeaderTransferee => f.write_str("etcdserver: bad leader transferee"),
+            ClientError::MemberNotFound => f.write_str("etcdserver: member not found"),
+            ClientError::LearnerNotReady => f.write_str(
+                "etcdserver: can only promote a learner member which is in sync with leader",
+            ),
+            ClientError::NotALearner => {
+                f.write_str("etcdserver: can only promote a learner member")
+            }
+            ClientError::PeerUrlExists => f.write_str("etcdserver: Peer URLs already exists"),
+            ClientError::Refused(why) => f.write_str(why),
+        }
+    }
+}
+
+impl ClientError {
+    /// The gRPC status code name, for the client's zap warning line.
+    pub fn grpc_code(&self) -> &'static str {
+        match self {
+            ClientError::DeadlineExceeded => "DeadlineExceeded",
+            ClientError::Server(e) => match e {
+                MvccError::Compacted | MvccError::FutureRevision => "OutOfRange",
+                MvccError::NoSpace => "ResourceExhausted",
+                MvccError::KeyNotFound | MvccError::LeaseNotFound => "NotFound",
+                MvccError::LeaseExists => "FailedPrecondition",
+                _ => "InvalidArgument",
+            },
+            ClientError::NoLeader => "Unavailable",
+            ClientError::BadLeaderTransferee => "FailedPrecondition",
+            ClientError::MemberNotFound => "NotFound",
+            ClientError::LearnerNotReady | ClientError::NotALearner => "FailedPrecondition",
+            ClientError::PeerUrlExists => "FailedPrecondition",
+            ClientError::Refused(_) => "Unknown",
+        }
+    }
+}
+
+/// One member as `member list` shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberEntry {
+    pub id: u64,
+    pub name: String,
+    pub peer_urls: Vec<String>,
+    pub client_urls: Vec<String>,
+    pub is_learner: bool,
+}
+
+impl MemberEntry {
+    /// etcd prints "unstarted" for a member that has not published its attributes yet.
+    pub fn started(&self) -> bool {
+        !self.name.is_empty()
+    }
+}
+
+/// `endpoint status`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EndpointStatus {
+    pub header: Header,
+    pub version: &'static str,
+    pub db_size: u64,
+    pub db_size_in_use: u64,
+    /// The leader's etcd id (0 when there is none).
+    pub leader: u64,
+    pub raft_index: Index,
+    pub raft_term: Term,
+    pub raft_applied_index: Index,
+    pub is_learner: bool,
+    pub errors: Vec<String>,
+}
+
+/// `snapshot status`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SnapshotStatus {
+    pub hash: u32,
+    pub revision: i64,
+    pub total_keys: usize,
+    pub total_size: u64,
+}
+
+impl Cluster {
+    /// Resolves an endpoint, failing as a dead address does (after the timeout).
+    fn reachable(&mut self, ep: MemberId, timeout_ms: Millis) -> Result<(), ClientError> {
+        let up = self.is_running(ep) && !self.is_paused(ep);
+        if !up {
+            self.run_for(timeout_ms);
+            return Err(ClientError::DeadlineExceeded);
+        }
+        Ok(())
+    }
+
+    /// The header a member puts on its answers.
+    pub fn header(&self, ep: MemberId, revision: i64) -> Header {
+        let raft_term = self.node(ep).map_or(0, |n| n.term);
+        Header {
+            cluster_id: cluster_id(&self.member_ids()),
+            member_id: etcd_id(ep),
+            revision,
+            raft_term,
+        }
+    }
+
+    fn member_mut<R>(
+        &mut self,
+        ep: MemberId,
+        f: impl FnOnce(&mut Member, &mut crate::sim::Ctx<crate::raft::Message>) -> R,
+    ) -> Option<R> {
+        self.with_process(ep, f)
+    }
+
+    /// Sends a key-value request (get, put, del, txn, compaction, lease grant/revoke, alarm)
+    /// to `ep`. Reads are linearizable unless `serializable`.
+    pub fn kv(
+        &mut self,
+        ep: MemberId,
+        req: Request,
+        serializable: bool,
+        timeout_ms: Millis,
+    ) -> Result<Reply<Response>, ClientError> {
+        mvcc::validate(&req).map_err(ClientError::Server)?;
+        self.reachable(ep, timeout_ms)?;
+        let read_only = match &req {
+            Request::Range(_) => true,
+            Request::Txn(t) => mvcc::txn_is_read_only(t),
+            _ => false,
+        };
+        if read_only {
+            return self.read(ep, req, serializable, timeout_ms);
+        }
+        if let Some(Err(e)) = self.process(ep).map(|m| m.store.check_quota(&req)) {
+            return Err(ClientError::Server(e));
+        }
+        let id = self.member_mut(ep, |m, ctx| {
+            let id = m.next_request_id();
+            m.submit(&Proposal::Kv { id, request: req }, ctx);
+            id
+        });
+        let id = id.ok_or(ClientError::DeadlineExceeded)?;
+        self.run_until_cond(timeout_ms, |c| c.has_response(ep, id));
+        let answer = self.member_mut(ep, |m, _| m.take_response(id)).flatten();
+        match answer {
+            Some(Ok(response)) => Ok(Reply {
+                header: self.header(ep, response.revision()),
+                body: response,
+            }),
+            Some(Err(e)) => Err(ClientError::Server(e)),
+            None => Err(ClientError::DeadlineExceeded),
+        }
+    }
+
+    fn has_response(&self, ep: MemberId, id: u64) -> bool {
+        self.process(ep).is_some_and(|m| m.has_response(id))
+    }
+
+    fn read(
+        &mut self,
+        ep: MemberId,
+        req: Request,
+        serializable: bool,
+        timeout_ms: Millis,
+    ) -> Result<Reply<Response>, ClientError> {
+        if !serializable {
+            let ctx_id = self.member_mut(ep, |m, ctx| {
+                let id = m.next_request_id();
+                m.begin_read(id, ctx);
+                id
+            });
+            let ctx_id = ctx_id.ok_or(ClientError::DeadlineExceeded)?;
+            let ready = self.run_until_cond(timeout_ms, |c| {
+                c.process(ep).is_some_and(|m| m.read_ready(ctx_id))
+            });
+            self.member_mut(ep, |m, _| m.end_read(ctx_id));
+            if !ready {
+                return Err(ClientError::DeadlineExceeded);
+            }
+        }
+        let now = self.now();
+        let result = self
+            .process(ep)
+            .map(|m| local_read(&m.store, &req, now))
+            .ok_or(ClientError::DeadlineExceeded)?;
+        let response = result.map_err(ClientError::Server)?;
+        Ok(Reply {
+            header: self.header(ep, response.revision()),
+            body: response,
+        })
+    }
+
+    // ----- leases -------------------------------------------------------------------------
+
+    /// Grants a lease; the id is chosen as etcd's server does (member id bits + time).
+    pub fn lease_grant(
+        &mut self,
+        ep: MemberId,
+        ttl_s: i64,
+        timeout_ms: Millis,
+    ) -> Result<Reply<Response>, ClientError> {
+        let id = self.member_mut(ep, |m, ctx| {
+            let counter = m.next_request_id() & 0xff;
+            let unix_ms = EPOCH_UNIX_MS + ctx.now;
+            ((etcd_id(m.id) & 0xffff) << 48) | (((unix_ms << 8) + counter) & 0xffff_ffff_ffff)
+        });
+        let id = id.unwrap_or(0) as i64;
+        self.kv(
+            ep,
+            Request::LeaseGrant(mvcc::LeaseGrantRequest { id, ttl_s }),
+            false,
+            timeout_ms,
+        )
+    }
+
+    pub fn lease_revoke(
+        &mut self,
+        ep: MemberId,
+        id: LeaseId,
+        timeout_ms: Millis,
+    ) -> Result<Reply<Response>, ClientError> {
+        self.kv(
+            ep,
+            Request::LeaseRevoke(mvcc::LeaseRevokeRequest { id }),
+            false,
+            timeout_ms,
+        )
+    }
+
+    /// One keep-alive: the leader renews the lease (outside Raft); returns the new TTL.
+    pub fn lease_keep_alive_once(
+        &mut self,
+        ep: MemberId,
+        id: LeaseId,
+        timeout_ms: Millis,
+    ) -> Result<Reply<i64>, ClientError> {
+        self.reachable(ep, timeout_ms)?;
+        let leader = self.leader_for(ep, timeout_ms)?;
+        let now = self.now();
+        let ttl = self
+            .member_mut(leader, |m, _| m.store.lease_renew(id, now))
+            .ok_or(ClientError::DeadlineExceeded)?;
+        let ttl = ttl.map_err(ClientError::Server)?;
+        Ok(Reply {
+            header: self.header(ep, self.revision_of(ep)),
+            body: ttl,
+        })
+    }
+
+    /// Keep-alives every TTL/3 for `duration_ms` (etcdctl's streaming keep-alive): the time
+    /// and TTL of each renewal, or the error that ended the stream.
+    pub fn lease_keep_alive_stream(
+        &mut self,
+        ep: MemberId,
+        id: LeaseId,
+        duration_ms: Millis,
+    ) -> (Vec<(Millis, Reply<i64>)>, Option<ClientError>) {
+        let end = self.now() + duration_ms;
+        let mut out = Vec::new();
+        loop {
+            match self.lease_keep_alive_once(ep, id, REQUEST_TIMEOUT_MS) {
+                Ok(reply) => {
+                    let wait = (reply.body.max(1) as u64 * 1000 / 3).max(500);
+                    out.push((self.now(), reply));
+                    if self.now() + wait >= end {
+                        self.run_until(end);
+                        return (out, None);
+                    }
+                    self.run_for(wait);
+                }
+                Err(e) => return (out, Some(e)),
+            }
+        }
+    }
+
+    pub fn lease_time_to_live(
+        &mut self,
+        ep: MemberId,
+        id: LeaseId,
+        keys: bool,
+        timeout_ms: Millis,
+    ) -> Result<Reply<LeaseTimeToLive>, ClientError> {
+        self.reachable(ep, timeout_ms)?;
+        let leader = self.leader_for(ep, timeout_ms)?;
+        let now = self.now();
+        let ttl = self
+            .process(leader)
+            .map(|m| m.store.lease_time_to_live(id, keys, now))
+            .ok_or(ClientError::DeadlineExceeded)?;
+        Ok(Reply {
+            header: self.header(ep, self.revision_of(ep)),
+            body: ttl,
+        })
+    }
+
+    pub fn lease_list(
+        &mut self,
+        ep: MemberId,
+        timeout_ms: Millis,
+    ) -> Result<Reply<Vec<LeaseId>>, ClientError> {
+        self.reachable(ep, timeout_ms)?;
+        let leader = self.leader_for(ep, timeout_ms)?;
+        let leases = self
+            .process(leader)
+            .map(|m| m.store.leases())
+            .unwrap_or_default();
+        Ok(Reply {
+            header: self.header(ep, self.revision_of(ep)),
+            body: leases,
+        })
+    }
+
+    /// The leader as `ep` knows it, waiting (up to the timeout) for one to be known.
+    fn leader_for(&mut self, ep: MemberId, timeout_ms: Millis) -> Result<MemberId, ClientError> {
+        let known = |c: &Cluster| {
+            c.node(ep)
+                .and_then(|n| n.leader)
+                .filter(|l| c.is_running(*l))
+        };
+        if known(self).is_none() {
+            self.run_until_cond(timeout_ms, |c| known(c).is_some());
+        }
+        known(self).ok_or(ClientError::DeadlineExceeded)
+    }
+
+    fn revision_of(&self, ep: MemberId) -> i64 {
+        self.process(ep).map_or(0, |m| m.store.revision())
+    }
+
+    // ----- watch --------------------------------------------------------------------------
+
+    /// Watches on `ep` for `duration_ms`: every response that arrives meanwhile, with its
+    /// time. Requires a leader, as etcdctl's watches do (`WithRequireLeader`).
+    pub fn watch(
+        &mut self,
+        ep: MemberId,
+        req: WatchRequest,
+        duration_ms: Millis,
+    ) -> Result<Vec<(Millis, WatchResponse)>, ClientError> {
+        self.reachable(ep, REQUEST_TIMEOUT_MS)?;
+        if self.node(ep).and_then(|n| n.leader).is_none() {
+            return Err(ClientError::NoLeader);
+        }
+        let id = self
+            .member_mut(ep, |m, _| m.store.watch(req))
+            .ok_or(ClientError::DeadlineExceeded)?;
+        let end = self.now() + duration_ms;
+        let mut out = Vec::new();
+        loop {
+            let batch = self
+                .member_mut(ep, |m, _| m.store.take_watch_responses(id))
+                .unwrap_or_default();
+            let now = self.now();
+            let cancelled = batch.iter().any(|r| r.canceled);
+            out.extend(batch.into_iter().map(|r| (now, r)));
+            if cancelled || self.now() >= end || !self.is_running(ep) {
+                break;
+            }
+            let has = |c: &Cluster| {
+                c.process(ep)
+                    .is_some_and(|m| m.store.watches_with_responses().contains(&id))
+            };
+            self.run_until_cond(end - self.now(), has);
+        }
+        self.member_mut(ep, |m, _| m.store.cancel_watch(id));
+        Ok(out)
+    }
+
+    // ----- maintenance and cluster ----------------------------------------------------------
+
+    /// The members, from `ep`'s applied configuration and published attributes.
+    pub fn member_list(
+        &mut self,
+        ep: MemberId,
+        timeout_ms: Millis,
+    ) -> Result<Reply<Vec<MemberEntry>>, ClientError> {
+        self.reachable(ep, timeout_ms)?;
+        let member = self.process(ep).ok_or(ClientError::DeadlineExceeded)?;
+        let node = member.node().ok_or(ClientError::DeadlineExceeded)?;
+        let conf = node.conf_at(
+            node.log
+                .applied
+                .max(node.log.committed.min(node.log.last_index())),
+        );
+        let mut entries: Vec<MemberEntry> = conf
+            .members()
+            .into_iter()
+            .map(|id| {
+                let (name, client_urls) =
+                    member.attrs.published.get(&id).cloned().unwrap_or_default();
+                MemberEntry {
+                    id: etcd_id(id),
+                    name,
+                    peer_urls: vec![peer_url(id)],
+                    client_urls,
+                    is_learner: conf.learners.contains(&id),
+                }
+            })
+            .collect();
+        entries.sort_by_key(|e| e.id);
+        let mut header = self.header(ep, 0);
+        header.revision = 0; // member responses carry no revision
+        Ok(Reply {
+            header,
+            body: entries,
+        })
+    }
+
+    pub fn endpoint_status(
+        &mut self,
+        ep: MemberId,
+        timeout_ms: Millis,
+    ) -> Result<Reply<EndpointStatus>, ClientError> {
+        self.reachable(ep, timeout_ms)?;
+        let member = self.process(ep).ok_or(ClientError::DeadlineExceeded)?;
+        let node = member.node().ok_or(ClientError::DeadlineExceeded)?;
+        let db = member.store.db_size();
+        let leader = node.leader.map_or(0, etcd_id);
+        let mut errors: Vec<String> = member
+            .store
+            .alarms()
+            .iter()
+            .map(|a| format!("memberID:{} alarm:{} ", a.member_id, a.alarm.name()))
+            .collect();
+        if node.leader.is_none() {
+            errors.push("etcdserver: no leader".into());
+        }
+        let status = EndpointStatus {
+            header: self.header(ep, member.store.revision()),
+            version: SERVER_VERSION,
+            db_size: db.size_bytes,
+            db_size_in_use: db.in_use_bytes,
+            leader,
+            raft_index: node.log.last_index(),
+            raft_term: node.term,
+            raft_applied_index: node.log.applied,
+            is_learner: node.conf.learners.contains(&ep),
+            errors,
+        };
+        Ok(Reply {
+            header: status.header,
+            body: status,
+        })
+    }
+
+    /// `endpoint health`: a linearizable read of key "health"; healthy if it succeeds and
+    /// no alarm is raised. Returns how long it took (virtual).
+    pub fn endpoint_health(
+        &mut self,
+        ep: MemberId,
+        timeout_ms: Millis,
+    ) -> Result<Millis, ClientError> {
+        let start = self.now();
+        let req = Request::Range(mvcc::RangeRequest::key(b"health".to_vec()));
+        match self.kv(ep, req, false, timeout_ms) {
+            Ok(_) | Err(ClientError::Server(MvccError::KeyNotFound)) => {}
+            Err(e) => return Err(e),
+        }
+        if let Some(alarm) = self
+            .process(ep)
+            .and_then(|m| m.store.alarms().first().copied())
+        {
+            return Err(ClientError::Refused(format!(
+                "Active Alarm(s): {}",
+                alarm.alarm.name()
+            )));
+        }
+        Ok(self.now() - start)
+    }
+
+    pub fn hash_kv(
+        &mut self,
+        ep: MemberId,
+        rev: i64,
+        timeout_ms: Millis,
+    ) -> Result<Reply<mvcc::HashKv>, ClientError> {
+        self.reachable(ep, timeout_ms)?;
+        let hash = self
+            .process(ep)
+            .map(|m| m.store.hash_kv(rev))
+            .ok_or(ClientError::DeadlineExceeded)?;
+        let hash = hash.map_err(ClientError::Server)?;
+        Ok(Reply {
+            header: self.header(ep, hash.revision),
+            body: hash,
+        })
+    }
+
+    pub fn compact(
+        &mut self,
+        ep: MemberId,
+        rev: i64,
+        physical: bool,
+        timeout_ms: Millis,
+    ) -> Result<Reply<Response>, ClientError> {
+        let req = Request::Compaction(mvcc::CompactionRequest {
+            revision: rev,
+            physical,
+        });
+        self.kv(ep, req, false, timeout_ms)
+    }
+
+    pub fn defrag(&mut self, ep: MemberId, timeout_ms: Millis) -> Result<(), ClientError> {
+        self.reachable(ep, timeout_ms)?;
+        self.member_mut(ep, |m, _| m.store.defrag())
+            .ok_or(ClientError::DeadlineExceeded)
+    }
+
+    pub fn alarm_list(
+        &mut self,
+        ep: MemberId,
+        timeout_ms: Millis,
+    ) -> Result<Vec<AlarmMember>, ClientError> {
+        let req = Request::Alarm(AlarmRequest {
+            action: AlarmAction::Get,
+            member_id: 0,
+            alarm: AlarmType::None,
+        });
+        match self.kv(ep, req, false, timeout_ms)?.body {
+            Response::Alarm(a) => Ok(a.alarms),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// Disarms every raised alarm; returns the ones disarmed.
+    pub fn alarm_disarm(
+        &mut self,
+        ep: MemberId,
+        timeout_ms: Millis,
+    ) -> Result<Vec<AlarmMember>, ClientError> {
+        let mut disarmed = Vec::new();
+        for alarm in self.alarm_list(ep, timeout_ms)? {
+            let req = Request::Alarm(AlarmRequest {
+                action: AlarmAction::Deactivate,
+                member_id: alarm.member_id,
+                alarm: alarm.alarm,
+            });
+            if let Response::Alarm(a) = self.kv(ep, req, false, timeout_ms)?.body {
+                disarmed.extend(a.alarms);
+            }
+        }
+        Ok(disarmed)
+    }
+
+    /// `move-leader`: the endpoint must be the leader (etcdctl finds it); the target a voter.
+    pub fn move_leader(
+        &mut self,
+        ep: MemberId,
+        target_etcd_id: u64,
+        timeout_ms: Millis,
+    ) -> Result<(), ClientError> {
+        self.reachable(ep, timeout_ms)?;
+        let target = self
+            .member_ids()
+            .into_iter()
+            .find(|m| etcd_id(*m) == target_etcd_id)
+            .ok_or(ClientError::BadLeaderTransferee)?;
+        let leader = self.leader().ok_or(ClientError::NoLeader)?;
+        if leader == target {
+            return Ok(());
+        }
+        let voter = self
+            .node(leader)
+            .is_some_and(|n| n.conf.voters.contains(&target));
+        if !voter {
+            return Err(ClientError::BadLeaderTransferee);
+        }
+        self.transfer_leader(target)
+            .map_err(|e| ClientError::Refused(e.to_string()))?;
+        if self.run_until_cond(timeout_ms, |c| c.leader() == Some(target)) {
+            Ok(())
+        } else {
+            Err(ClientError::DeadlineExceeded)
+        }
+    }
+
+    /// `member add`: proposes the change (a new, empty process is started for it, as an
+    /// operator would start etcd with `--initial-cluster-state existing`).
+    pub fn member_add(
+        &mut self,
+        ep: MemberId,
+        learner: bool,
+        timeout_ms: Millis,
+    ) -> Result<Reply<MemberEntry>, ClientError> {
+        self.reachable(ep, timeout_ms)?;
+        let id = self.add_member(learner).map_err(sim_to_client)?;
+        self.run_until_cond(timeout_ms, |c| {
+            c.node(ep)
+                .is_some_and(|n| n.conf_at(n.log.applied).contains(id))
+        });
+        let entry = MemberEntry {
+            id: etcd_id(id),
+            name: String::new(),
+            peer_urls: vec![peer_url(id)],
+            client_urls: Vec::new(),
+            is_learner: learner,
+        };
+        Ok(Reply {
+            header: self.header(ep, 0),
+            body: entry,
+        })
+    }
+
+    pub fn member_remove(
+        &mut self,
+        ep: MemberId,
+        etcd_member: u64,
+        timeout_ms: Millis,
+    ) -> Result<Reply<()>, ClientError> {
+        self.reachable(ep, timeout_ms)?;
+        let id = self
+            .member_ids()
+            .into_iter()
+            .find(|m| etcd_id(*m) == etcd_member && !self.is_removed(*m))
+            .ok_or(ClientError::MemberNotFound)?;
+        self.remove_member(id).map_err(sim_to_client)?;
+        Ok(Reply {
+            header: self.header(ep, 0),
+            body: (),
+        })
+    }
+
+    pub fn member_promote(
+        &mut self,
+        ep: MemberId,
+        etcd_member: u64,
+        timeout_ms: Millis,
+    ) -> Result<Reply<()>, ClientError> {
+        self.reachable(ep, timeout_ms)?;
+        let id = self
+            .member_ids()
+            .into_iter()
+            .find(|m| etcd_id(*m) == etcd_member)
+            .ok_or(ClientError::MemberNotFound)?;
+        let leader = self.leader().ok_or(ClientError::NoLeader)?;
+        let node = self.node(leader).ok_or(ClientError::NoLeader)?;
+        if !node.conf.learners.contains(&id) {
+            return Err(ClientError::NotALearner);
+        }
+        // etcd only promotes a learner whose log is at least 90% of the leader's.
+        let caught_up = node
+            .leader_state()
+            .and_then(|s| s.progress.get(&id))
+            .is_some_and(|pr| pr.match_index as f64 >= node.log.last_index() as f64 * 0.9);
+        if !caught_up {
+            return Err(ClientError::LearnerNotReady);
+        }
+        self.promote(id).map_err(sim_to_client)?;
+        self.run_until_cond(timeout_ms, |c| {
+            c.node(ep)
+                .is_some_and(|n| n.conf_at(n.log.applied).voters.contains(&id))
+        });
+        Ok(Reply {
+            header: self.header(ep, 0),
+            body: (),
+        })
+    }
+
+    /// `snapshot save`: the member's state machine image (a db file), with its status.
+    pub fn snapshot_save(
+        &mut self,
+        ep: MemberId,
+        timeout_ms: Millis,
+    ) -> Result<Vec<u8>, ClientError> {
+        self.reachable(ep, timeout_ms)?;
+        self.process(ep)
+            .map(|m| m.store.encode())
+            .ok_or(ClientError::DeadlineExceeded)
+    }
+}
+
+/// Serves a read-only request from a member's own store (no Raft entry, as in etcd).
+fn local_read(store: &mvcc::Store, req: &Request, now: Millis) -> Result<Response, MvccError> {
+    match req {
+        Request::Range(r) => store.range(r).map(Response::Range),
+        // A read-only txn changes nothing; run it on a copy so the store is untouched.
+        other => store.clone().apply(other, now),
+    }
+}
+
+/// `snapshot status` of a db image.
+pub fn snapshot_status(db: &[u8]) -> Result<SnapshotStatus, mvcc::DecodeError> {
+    let store = mvcc::Store::decode(db)?;
+    let hash = store.hash_kv(0).map(|h| h.hash).unwrap_or(0);
+    Ok(SnapshotStatus {
+        hash,
+        revision: store.revision(),
+        total_keys: store.backend_record_count(),
+        total_size: store.db_size().size_bytes,
+    })
+}
+
+fn sim_to_client(e: SimError) -> ClientError {
+    match e {
+        SimError::NoLeader => ClientError::DeadlineExceeded,
+        other => ClientError::Refused(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::etcd::ClusterConfig;
+    use crate::mvcc::{PutRequest, RangeRequest};
+
+    fn cluster(n: usize, seed: u64) -> Cluster {
+        let mut c = ClusterConfig::new(n, seed).build();
+        assert!(c.run_until_cond(30_000, |c| c.ready_leader().is_some()));
+        c
+    }
+
+    fn put(
+        c: &mut Cluster,
+        ep: MemberId,
+        k: &str,
+        v: &str,
+    ) -> Result<Reply<Response>, ClientError> {
+        c.kv(
+            ep,
+            Request::Put(PutRequest::new(
+                k.as_bytes().to_vec(),
+                v.as_bytes().to_vec(),
+            )),
+            false,
+            REQUEST_TIMEOUT_MS,
+        )
+    }
+
+    fn get(
+        c: &mut Cluster,
+        ep: MemberId,
+        k: &str,
+        serializable: bool,
+    ) -> Result<Vec<u8>, ClientError> {
+        let reply = c.kv(
+            ep,
+            Request::Range(RangeRequest::key(k.as_bytes().to_vec())),
+            serializable,
+            REQUEST_TIMEOUT_MS,
+        )?;
+        match reply.body {
+            Response::Range(r) => Ok(r.kvs.first().map(|kv| kv.value.clone()).unwrap_or_default()),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn writes_through_any_member_are_read_everywhere() {
+        let mut c = cluster(3, 11);
+        let leader = c.leader().unwrap();
+        let follower = c.member_ids().into_iter().find(|m| *m != leader).unwrap();
+        let reply = put(&mut c, follower, "foo", "bar").unwrap();
+        assert_eq!(
+            reply.header.revision, 2,
+            "a fresh store is at revision 1; one put makes 2"
+        );
+        assert_eq!(reply.header.member_id, etcd_id(follower));
+        assert!(reply.header.raft_term >= 2);
+        for m in c.member_ids() {
+            assert_eq!(
+                get(&mut c, m, "foo", false).unwrap(),
+                b"bar",
+                "linearizable on {m}"
+            );
+        }
+        // The raft index counts etcd's own entries too: 3 bootstrap configurations, the
+        // leader's empty entry, 3 publishes, the cluster version, then the put.
+        let status = c.endpoint_status(leader, REQUEST_TIMEOUT_MS).unwrap().body;
+        assert_eq!(status.raft_index, 9);
+        assert_eq!(status.leader, etcd_id(leader));
+    }
+
+    #[test]
+    fn without_quorum_writes_and_linearizable_reads_time_out_but_serializable_reads_work() {
+        let mut c = cluster(3, 12);
+        let leader = c.leader().unwrap();
+        put(&mut c, leader, "k", "v1").unwrap();
+        let others: Vec<MemberId> = c
+            .member_ids()
+            .into_iter()
+            .filter(|m| *m != leader)
+            .collect();
+        let survivor = others[0];
+        c.run_for(500);
+        c.kill(leader).unwrap();
+        c.kill(others[1]).unwrap();
+        let t0 = c.now();
+        assert_eq!(
+            put(&mut c, survivor, "k", "v2"),
+            Err(ClientError::DeadlineExceeded)
+        );
+        assert_eq!(
+            c.now() - t0,
+            REQUEST_TIMEOUT_MS,
+            "the client waited its whole timeout"
+        );
+        assert_eq!(
+            get(&mut c, survivor, "k", false),
+            Err(ClientError::DeadlineExceeded)
+        );
+        assert_eq!(get(&mut c, survivor, "k", true).unwrap(), b"v1");
+        assert_eq!(
+            put(&mut c, leader, "k", "v3"),
+            Err(ClientError::DeadlineExceeded),
+            "a dead endpoint"
+        );
+        // Quorum back: writes work again.
+        c.restart(leader).unwrap();
+        assert!(c.run_until_cond(30_000, |c| c.ready_leader().is_some()));
+        assert!(put(&mut c, survivor, "k", "v4").is_ok());
+    }
+
+    #[test]
+    fn leases_expire_on_the_leader_and_delete_their_keys_in_one_revision() {
+        let mut c = cluster(3, 13);
+        let leader = c.leader().unwrap();
+        let Response::LeaseGrant(grant) =
+            c.lease_grant(leader, 2, REQUEST_TIMEOUT_MS).unwrap().body
+        else {
+            panic!()
+        };
+        assert_eq!(grant.ttl_s, 2);
+        for k in ["a", "b"] {
+            let mut p = PutRequest::new(k.as_bytes().to_vec(), b"x".to_vec());
+            p.lease = grant.id;
+            c.kv(leader, Request::Put(p), false, REQUEST_TIMEOUT_MS)
+                .unwrap();
+        }
+        let rev_before = c.process(leader).unwrap().store.revision();
+        c.run_for(4_000);
+        for m in c.member_ids() {
+            assert_eq!(get(&mut c, m, "a", true).unwrap(), b"", "expired on {m}");
+            assert_eq!(c.process(m).unwrap().store.revision(), rev_before + 1);
+        }
+    }
+
+    #[test]
+    fn watch_sees_puts_as_they_commit() {
+        let mut c = cluster(1, 14);
+        let ep = MemberId(1);
+        put(&mut c, ep, "w", "0").unwrap();
+        let req = WatchRequest {
+            key: b"w".to_vec(),
+            ..WatchRequest::default()
+        };
+        // A put made meanwhile by the same cluster shows up in the stream.
+        let events = c
+            .watch(
+                ep,
+                WatchRequest {
+                    start_revision: 2,
+                    ..req
+                },
+                2_000,
+            )
+            .unwrap();
+        let n: usize = events.iter().map(|(_, r)| r.events.len()).sum();
+        assert_eq!(n, 1, "history from revision 2: the first put");
+    }
+}

@@ -1,0 +1,349 @@
+//! The in-memory index of one key's revisions, split into generations (etcd `keyIndex`).
+//!
+//! A generation runs from the put that creates the key to the tombstone that deletes it; the
+//! last generation is the open one (empty once the key is deleted). Every revision stays
+//! readable until a compaction drops it.
+
+use super::kv::Rev;
+use crate::base::Revision;
+use std::collections::BTreeSet;
+
+/// One life of a key: created at `created`, `ver` puts so far, all its revisions in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Generation {
+    pub ver: i64,
+    pub created: Rev,
+    pub revs: Vec<Rev>,
+}
+
+impl Generation {
+    fn is_empty(&self) -> bool {
+        self.revs.is_empty()
+    }
+
+    /// Index of the newest revision whose main revision is `<= at`.
+    fn newest_at_or_below(&self, at: Revision) -> Option<usize> {
+        self.revs.iter().rposition(|r| r.main <= at)
+    }
+}
+
+/// Why an index change was refused (only decode can hit these; the store never does).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexError {
+    /// The revision is not newer than the key's last one.
+    NotNewer,
+    /// A tombstone for a key that is not live.
+    NotLive,
+}
+
+/// All generations of one key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyIndex {
+    modified: Rev,
+    generations: Vec<Generation>,
+}
+
+impl Default for KeyIndex {
+    fn default() -> Self {
+        KeyIndex {
+            modified: Rev::default(),
+            generations: vec![Generation::default()],
+        }
+    }
+}
+
+impl KeyIndex {
+    pub fn generations(&self) -> &[Generation] {
+        &self.generations
+    }
+
+    /// The last revision that touched the key (put or tombstone).
+    pub fn modified(&self) -> Rev {
+        self.modified
+    }
+
+    /// True when nothing is left (a key that only had compacted-away generations).
+    pub fn is_empty(&self) -> bool {
+        self.generations.len() == 1 && self.generations[0].is_empty()
+    }
+
+    /// True when the open generation has a put.
+    pub fn is_live(&self) -> bool {
+        self.generations.last().is_some_and(|g| !g.is_empty())
+    }
+
+    /// Records a put at `rev`.
+    pub fn put(&mut self, rev: Rev) -> Result<(), IndexError> {
+        if rev <= self.modified {
+            return Err(IndexError::NotNewer);
+        }
+        let g = self.open_generation();
+        if g.revs.is_empty() {
+            g.created = rev;
+        }
+        g.revs.push(rev);
+        g.ver += 1;
+        self.modified = rev;
+        Ok(())
+    }
+
+    /// Starts the index from a stored record (snapshot restore): created at `created`,
+    /// now at `modified` with version `ver`.
+    pub fn restore(&mut self, created: Rev, modified: Rev, ver: i64) -> Result<(), IndexError> {
+        if modified <= self.modified {
+            return Err(IndexError::NotNewer);
+        }
+        let g = self.open_generation();
+        if !g.revs.is_empty() {
+            return Err(IndexError::NotNewer);
+        }
+        *g = Generation {
+            ver,
+            created,
+            revs: vec![modified],
+        };
+        self.modified = modified;
+        Ok(())
+    }
+
+    /// Ends the open generation with a tombstone at `rev`.
+    pub fn tombstone(&mut self, rev: Rev) -> Result<(), IndexError> {
+        if !self.is_live() {
+            return Err(IndexError::NotLive);
+        }
+        self.put(rev)?;
+        self.generations.push(Generation::default());
+        Ok(())
+    }
+
+    fn open_generation(&mut self) -> &mut Generation {
+        if self.generations.is_empty() {
+            self.generations.push(Generation::default());
+        }
+        let last = self.generations.len() - 1;
+        &mut self.generations[last]
+    }
+
+    /// The generation that holds the key's state at `at`, if the key was live then
+    /// (etcd `findGeneration`).
+    fn find_generation(&self, at: Revision) -> Option<&Generation> {
+        let last = self.generations.len().checked_sub(1)?;
+        for (i, g) in self.generations.iter().enumerate().rev() {
+            let (Some(first), Some(tomb)) = (g.revs.first(), g.revs.last()) else {
+                continue;
+            };
+            if i != last && tomb.main <= at {
+                return None;
+            }
+            if first.main <= at {
+                return Some(g);
+            }
+        }
+        None
+    }
+
+    /// `(modified, created, version)` of the key as of revision `at`, or `None` if it did not
+    /// exist then (etcd `keyIndex.get`).
+    pub fn get(&self, at: Revision) -> Option<(Rev, Rev, i64)> {
+        let g = self.find_generation(at)?;
+        let n = g.newest_at_or_below(at)?;
+        Some((g.revs[n], g.created, g.ver - (g.revs.len() - n - 1) as i64))
+    }
+
+    /// The generation to compact at `at` and the index in it of the newest revision
+    /// `<= at` (which goes into `available`) (etcd `doCompact`).
+    fn do_compact(&self, at: Revision, available: &mut BTreeSet<Rev>) -> (usize, Option<usize>) {
+        let mut gen_idx = 0;
+        while gen_idx + 1 < self.generations.len() {
+            let g = &self.generations[gen_idx];
+            if g.revs.last().is_some_and(|tomb| tomb.main > at) {
+                break;
+            }
+            gen_idx += 1;
+        }
+        let g = &self.generations[gen_idx];
+        let rev_idx = g.newest_at_or_below(at);
+        if let Some(i) = rev_idx {
+            available.insert(g.revs[i]);
+        }
+        (gen_idx, rev_idx)
+    }
+
+    /// Drops every revision `<= at` except the newest one of a generation still live at `at`;
+    /// generations that ended at or before `at` go entirely. The kept revisions are added to
+    /// `available` (etcd `keyIndex.compact`).
+    pub fn compact(&mut self, at: Revision, available: &mut BTreeSet<Rev>) {
+        if self.is_empty() {
+            return;
+        }
+        let (mut gen_idx, rev_idx) = self.do_compact(at, available);
+        let last = self.generations.len() - 1;
+        let g = &mut self.generations[gen_idx];
+        if !g.is_empty() {
+            if let Some(i) = rev_idx {
+                g.revs.drain(..i);
+            }
+            if g.revs.len() == 1 && gen_idx != last {
+                available.remove(&g.revs[0]);
+                gen_idx += 1;
+            }
+        }
+        self.generations.drain(..gen_idx);
+    }
+
+    /// What [`KeyIndex::compact`] at `at` would keep, without changing anything (etcd `keep`).
+    pub fn keep(&self, at: Revision, available: &mut BTreeSet<Rev>) {
+        if self.is_empty() {
+            return;
+        }
+        let (gen_idx, rev_idx) = self.do_compact(at, available);
+        let g = &self.generations[gen_idx];
+        if let Some(i) = rev_idx {
+            if i + 1 == g.revs.len() && gen_idx + 1 != self.generations.len() {
+                available.remove(&g.revs[i]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (read at, expected (modified, created, version)).
+    type GetCase = (Revision, Option<(Revision, Revision, i64)>);
+    /// (compact at, generations' revisions left, available).
+    type CompactCase<'a> = (Revision, &'a [&'a [Revision]], &'a [Revision]);
+
+    fn r(main: Revision) -> Rev {
+        Rev::new(main, 0)
+    }
+
+    /// put 2, put 4, del 6, put 8, put 10, del 12, put 14, put 16.
+    fn sample() -> KeyIndex {
+        let mut ki = KeyIndex::default();
+        for (m, tomb) in [
+            (2, false),
+            (4, false),
+            (6, true),
+            (8, false),
+            (10, false),
+            (12, true),
+            (14, false),
+            (16, false),
+        ] {
+            if tomb {
+                ki.tombstone(r(m)).unwrap();
+            } else {
+                ki.put(r(m)).unwrap();
+            }
+        }
+        ki
+    }
+
+    #[test]
+    fn get_table() {
+        let ki = sample();
+        // (at, expected (modified, created, version))
+        let table: &[GetCase] = &[
+            (1, None),
+            (2, Some((2, 2, 1))),
+            (3, Some((2, 2, 1))),
+            (4, Some((4, 2, 2))),
+            (5, Some((4, 2, 2))),
+            (6, None),
+            (7, None),
+            (8, Some((8, 8, 1))),
+            (11, Some((10, 8, 2))),
+            (12, None),
+            (13, None),
+            (14, Some((14, 14, 1))),
+            (16, Some((16, 14, 2))),
+            (100, Some((16, 14, 2))),
+        ];
+        for &(at, want) in table {
+            let got = ki.get(at).map(|(m, c, v)| (m.main, c.main, v));
+            assert_eq!(got, want, "get at {at}");
+        }
+    }
+
+    #[test]
+    fn compact_table() {
+        // (compact at, generations' revisions left, available)
+        let table: &[CompactCase] = &[
+            (1, &[&[2, 4, 6], &[8, 10, 12], &[14, 16]], &[]),
+            (2, &[&[2, 4, 6], &[8, 10, 12], &[14, 16]], &[2]),
+            (3, &[&[2, 4, 6], &[8, 10, 12], &[14, 16]], &[2]),
+            (4, &[&[4, 6], &[8, 10, 12], &[14, 16]], &[4]),
+            (5, &[&[4, 6], &[8, 10, 12], &[14, 16]], &[4]),
+            (6, &[&[8, 10, 12], &[14, 16]], &[]),
+            (7, &[&[8, 10, 12], &[14, 16]], &[]),
+            (8, &[&[8, 10, 12], &[14, 16]], &[8]),
+            (10, &[&[10, 12], &[14, 16]], &[10]),
+            (12, &[&[14, 16]], &[]),
+            (13, &[&[14, 16]], &[]),
+            (14, &[&[14, 16]], &[14]),
+            (16, &[&[16]], &[16]),
+            (17, &[&[16]], &[16]),
+        ];
+        for &(at, gens, avail) in table {
+            let mut ki = sample();
+            let mut available = BTreeSet::new();
+            let mut kept = BTreeSet::new();
+            ki.keep(at, &mut kept);
+            ki.compact(at, &mut available);
+            let got: Vec<Vec<Revision>> = ki
+                .generations()
+                .iter()
+                .filter(|g| !g.revs.is_empty())
+                .map(|g| g.revs.iter().map(|r| r.main).collect())
+                .collect();
+            let want: Vec<Vec<Revision>> = gens.iter().map(|g| g.to_vec()).collect();
+            assert_eq!(got, want, "generations after compact {at}");
+            let avail_got: Vec<Revision> = available.iter().map(|r| r.main).collect();
+            assert_eq!(avail_got, avail.to_vec(), "available after compact {at}");
+            assert_eq!(kept, available, "keep == compact's available at {at}");
+            // Reads at or above the compaction point are unchanged.
+            let full = sample();
+            for read in at..=18 {
+                assert_eq!(
+                    ki.get(read),
+                    full.get(read),
+                    "read {read} after compact {at}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn compact_dead_key_empties_index() {
+        let mut ki = KeyIndex::default();
+        ki.put(r(2)).unwrap();
+        ki.tombstone(r(3)).unwrap();
+        let mut available = BTreeSet::new();
+        ki.compact(3, &mut available);
+        assert!(ki.is_empty());
+        assert!(available.is_empty());
+    }
+
+    #[test]
+    fn errors_instead_of_panics() {
+        let mut ki = KeyIndex::default();
+        assert_eq!(ki.tombstone(r(2)), Err(IndexError::NotLive));
+        ki.put(r(3)).unwrap();
+        assert_eq!(ki.put(r(3)), Err(IndexError::NotNewer));
+        assert_eq!(ki.put(r(2)), Err(IndexError::NotNewer));
+        ki.put(Rev::new(3, 1)).unwrap();
+        assert_eq!(ki.get(3).map(|g| g.2), Some(2));
+    }
+
+    #[test]
+    fn restore_keeps_version() {
+        let mut ki = KeyIndex::default();
+        ki.restore(r(5), r(9), 4).unwrap();
+        assert_eq!(ki.get(9), Some((r(9), r(5), 4)));
+        ki.put(r(11)).unwrap();
+        assert_eq!(ki.get(11), Some((r(11), r(5), 5)));
+        assert_eq!(ki.get(8), None);
+    }
+}

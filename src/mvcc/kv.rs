@@ -1,0 +1,225 @@
+//! Revisions and key-value records as etcd stores them.
+
+use crate::base::Revision;
+use serde::{Deserialize, Serialize};
+
+/// A lease ID (etcd's `int64` lease ID; 0 means "no lease").
+pub type LeaseId = i64;
+
+/// A revision with its sub-revision: the `sub`-th change of the write txn `main`
+/// (etcd `mvcc/revision.go`). Ordered by `(main, sub)`.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub struct Rev {
+    pub main: Revision,
+    pub sub: i64,
+}
+
+impl Rev {
+    pub const fn new(main: Revision, sub: i64) -> Rev {
+        Rev { main, sub }
+    }
+
+    /// The backend key: 8 bytes big-endian main, `_`, 8 bytes big-endian sub, then `t` for a
+    /// tombstone (etcd `revToBytes`, `appendMarkTombstone`).
+    pub fn to_backend_key(self, tombstone: bool) -> Vec<u8> {
+        let mut out = Vec::with_capacity(18);
+        out.extend_from_slice(&self.main.to_be_bytes());
+        out.push(b'_');
+        out.extend_from_slice(&self.sub.to_be_bytes());
+        if tombstone {
+            out.push(b't');
+        }
+        out
+    }
+}
+
+/// One version of a key (etcd `mvccpb.KeyValue`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyValue {
+    pub key: Vec<u8>,
+    pub create_revision: Revision,
+    pub mod_revision: Revision,
+    /// Number of puts in the key's current generation (1 after creation).
+    pub version: i64,
+    pub value: Vec<u8>,
+    /// The attached lease, 0 for none.
+    pub lease: LeaseId,
+}
+
+impl KeyValue {
+    /// The protobuf encoding etcd stores in its backend (gogoproto: zero fields omitted).
+    pub fn encode_proto(&self, out: &mut Vec<u8>) {
+        put_bytes_field(out, 1, &self.key);
+        put_varint_field(out, 2, self.create_revision);
+        put_varint_field(out, 3, self.mod_revision);
+        put_varint_field(out, 4, self.version);
+        put_bytes_field(out, 5, &self.value);
+        put_varint_field(out, 6, self.lease);
+    }
+
+    /// Length of [`KeyValue::encode_proto`]'s output, without encoding.
+    pub fn proto_len(&self) -> usize {
+        bytes_field_len(self.key.len())
+            + varint_field_len(self.create_revision)
+            + varint_field_len(self.mod_revision)
+            + varint_field_len(self.version)
+            + bytes_field_len(self.value.len())
+            + varint_field_len(self.lease)
+    }
+}
+
+fn varint_len(v: u64) -> usize {
+    let bits = 64 - v.leading_zeros() as usize;
+    bits.max(1).div_ceil(7)
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_varint_field(out: &mut Vec<u8>, field: u8, v: i64) {
+    if v != 0 {
+        out.push(field << 3);
+        put_varint(out, v as u64);
+    }
+}
+
+fn varint_field_len(v: i64) -> usize {
+    if v == 0 {
+        0
+    } else {
+        1 + varint_len(v as u64)
+    }
+}
+
+fn put_bytes_field(out: &mut Vec<u8>, field: u8, b: &[u8]) {
+    if !b.is_empty() {
+        out.push((field << 3) | 2);
+        put_varint(out, b.len() as u64);
+        out.extend_from_slice(b);
+    }
+}
+
+fn bytes_field_len(n: usize) -> usize {
+    if n == 0 {
+        0
+    } else {
+        1 + varint_len(n as u64) + n
+    }
+}
+
+/// CRC-32C (Castagnoli), the checksum etcd's `hashkv` uses.
+#[derive(Clone, Copy, Debug)]
+pub struct Crc32c(u32);
+
+const fn crc32c_table() -> [u32; 256] {
+    let mut table = [0u32; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 {
+                0x82F6_3B78 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+            k += 1;
+        }
+        table[i] = c;
+        i += 1;
+    }
+    table
+}
+
+static CRC32C_TABLE: [u32; 256] = crc32c_table();
+
+impl Default for Crc32c {
+    fn default() -> Self {
+        Crc32c(!0)
+    }
+}
+
+impl Crc32c {
+    pub fn update(&mut self, data: &[u8]) {
+        let mut c = self.0;
+        for &b in data {
+            c = CRC32C_TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
+        }
+        self.0 = c;
+    }
+
+    pub fn finish(self) -> u32 {
+        !self.0
+    }
+}
+
+/// The end of the range of keys that start with `prefix` (clientv3 `GetPrefixRangeEnd`):
+/// the prefix with its last byte below 0xff incremented; `[0]` ("to the end") if there is none.
+pub fn prefix_range_end(prefix: &[u8]) -> Vec<u8> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xff {
+            end.push(last + 1);
+            return end;
+        }
+    }
+    vec![0]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc32c_known_vector() {
+        let mut c = Crc32c::default();
+        c.update(b"123456789");
+        assert_eq!(c.finish(), 0xE306_9283);
+    }
+
+    #[test]
+    fn proto_len_matches_encoding() {
+        let kv = KeyValue {
+            key: b"foo".to_vec(),
+            create_revision: 2,
+            mod_revision: 300,
+            version: 3,
+            value: vec![7; 200],
+            lease: 8606275714869496714,
+        };
+        let mut out = Vec::new();
+        kv.encode_proto(&mut out);
+        assert_eq!(out.len(), kv.proto_len());
+        assert_eq!(&out[..5], &[0x0a, 3, b'f', b'o', b'o']);
+        let tomb = KeyValue {
+            key: b"k".to_vec(),
+            ..KeyValue::default()
+        };
+        let mut out = Vec::new();
+        tomb.encode_proto(&mut out);
+        assert_eq!(out, vec![0x0a, 1, b'k']);
+    }
+
+    #[test]
+    fn backend_key_layout() {
+        let k = Rev::new(2, 1).to_backend_key(true);
+        assert_eq!(k.len(), 18);
+        assert_eq!(k[8], b'_');
+        assert_eq!(k[17], b't');
+    }
+
+    #[test]
+    fn prefix_ends() {
+        assert_eq!(prefix_range_end(b"dir/"), b"dir0".to_vec());
+        assert_eq!(prefix_range_end(b"a\xff"), b"b".to_vec());
+        assert_eq!(prefix_range_end(b"\xff\xff"), vec![0]);
+        assert_eq!(prefix_range_end(b""), vec![0]);
+    }
+}

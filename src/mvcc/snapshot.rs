@@ -1,0 +1,156 @@
+//! The replicated state as bytes (Raft snapshots, `snapshot save` / `restore`).
+//!
+//! Encoded with serde_json: the backend records, the compact and current revisions, the
+//! leases (ID and TTL; their keys are re-attached from the records, their expiry clock is not
+//! state), the alarms, the config and the size model. Decoding rebuilds the key index from the
+//! records the way etcd's `store.restore` does, and refuses inconsistent input instead of
+//! panicking. Watchers are not part of it.
+
+use super::key_index::KeyIndex;
+use super::kv::{LeaseId, Rev};
+use super::lease::Lessor;
+use super::request::AlarmMember;
+use super::size::SizeModel;
+use super::store::{Record, Store, StoreConfig};
+use super::watch::Watchers;
+use super::DecodeError;
+use crate::base::Revision;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+const FORMAT: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+struct SnapshotData {
+    format: u32,
+    config: StoreConfig,
+    current_rev: Revision,
+    compact_rev: Revision,
+    records: Vec<(Rev, Record)>,
+    leases: Vec<(LeaseId, i64)>,
+    alarms: Vec<AlarmMember>,
+    size: SizeModel,
+}
+
+fn bad(msg: impl Into<String>) -> DecodeError {
+    DecodeError(msg.into())
+}
+
+impl Store {
+    /// The replicated state as bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let data = SnapshotData {
+            format: FORMAT,
+            config: self.config.clone(),
+            current_rev: self.current_rev,
+            compact_rev: self.compact_rev,
+            records: self
+                .backend
+                .iter()
+                .map(|(r, rec)| (*r, rec.clone()))
+                .collect(),
+            leases: self
+                .lessor
+                .leases
+                .values()
+                .map(|l| (l.id, l.ttl_s))
+                .collect(),
+            alarms: self.alarms.iter().copied().collect(),
+            size: self.size.clone(),
+        };
+        match serde_json::to_vec(&data) {
+            Ok(bytes) => bytes,
+            Err(e) => panic!("snapshot data always serializes: {e}"),
+        }
+    }
+
+    /// A store from [`Store::encode`]'s bytes. Its lessor is not primary (leases do not
+    /// expire until `lease_promote`) and it has no watchers.
+    pub fn decode(bytes: &[u8]) -> Result<Store, DecodeError> {
+        let data: SnapshotData =
+            serde_json::from_slice(bytes).map_err(|e| bad(format!("not a store: {e}")))?;
+        if data.format != FORMAT {
+            return Err(bad(format!("unknown format {}", data.format)));
+        }
+        if data.current_rev < 1 || data.compact_rev < -1 || data.compact_rev > data.current_rev {
+            return Err(bad("revisions out of order"));
+        }
+        let mut store = Store::new(data.config);
+        store.current_rev = data.current_rev;
+        store.compact_rev = data.compact_rev;
+        store.size = data.size;
+        store.alarms = data.alarms.into_iter().collect();
+        for (id, ttl_s) in data.leases {
+            if id == 0 || store.lessor.leases.contains_key(&id) {
+                return Err(bad(format!("bad lease {id}")));
+            }
+            let lessor: &mut Lessor = &mut store.lessor;
+            lessor.leases.insert(
+                id,
+                super::lease::Lease {
+                    id,
+                    ttl_s,
+                    expiry_ms: None,
+                    keys: BTreeSet::new(),
+                },
+            );
+        }
+        let mut last: Option<Rev> = None;
+        let mut key_lease: BTreeMap<Vec<u8>, LeaseId> = BTreeMap::new();
+        for (rev, rec) in data.records {
+            if last.is_some_and(|l| rev <= l) || rev.main < 1 || rev.main > data.current_rev {
+                return Err(bad(format!("record at {rev:?} out of order")));
+            }
+            last = Some(rev);
+            restore_record(&mut store.index, rev, &rec)?;
+            if rec.tombstone || rec.kv.lease == 0 {
+                key_lease.remove(&rec.kv.key);
+            } else {
+                key_lease.insert(rec.kv.key.clone(), rec.kv.lease);
+            }
+            store.backend.insert(rev, rec);
+        }
+        for (key, lease) in key_lease {
+            store.lessor.attach(lease, &key);
+        }
+        store.watchers = Watchers::default();
+        Ok(store)
+    }
+}
+
+fn restore_record(
+    index: &mut BTreeMap<Vec<u8>, KeyIndex>,
+    rev: Rev,
+    rec: &Record,
+) -> Result<(), DecodeError> {
+    let kv = &rec.kv;
+    if kv.key.is_empty() {
+        return Err(bad(format!("record at {rev:?} has no key")));
+    }
+    let refused = |e| bad(format!("record at {rev:?}: {e:?}"));
+    if rec.tombstone {
+        // etcd ignores a tombstone for a key it has not seen.
+        if let Some(ki) = index.get_mut(&kv.key) {
+            ki.tombstone(rev).map_err(refused)?;
+        }
+        return Ok(());
+    }
+    if kv.mod_revision != rev.main || kv.version < 1 || kv.create_revision > rev.main {
+        return Err(bad(format!(
+            "record at {rev:?} disagrees with its revision"
+        )));
+    }
+    match index.get_mut(&kv.key) {
+        Some(ki) if ki.is_live() => ki.put(rev).map_err(refused),
+        Some(ki) => ki
+            .restore(Rev::new(kv.create_revision, 0), rev, kv.version)
+            .map_err(refused),
+        None => {
+            let mut ki = KeyIndex::default();
+            ki.restore(Rev::new(kv.create_revision, 0), rev, kv.version)
+                .map_err(refused)?;
+            index.insert(kv.key.clone(), ki);
+            Ok(())
+        }
+    }
+}
