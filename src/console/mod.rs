@@ -2,11 +2,13 @@
 //! verbs now (`etcdctl`, `etcdutl` and `kubectl` join them with their issues). Every command
 //! answers with stdout, stderr and an exit code, as a real process would.
 
+pub mod etcdctl;
 pub mod script;
 
 use crate::base::{format_duration, parse_duration, MemberId, Millis};
 use crate::etcd::{Cluster, ClusterConfig};
 use crate::sim::SimError;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// What a command printed and how it exited.
@@ -54,6 +56,7 @@ pub struct HistoryEntry {
 #[derive(Clone, Debug)]
 struct Checkpoint {
     world: Cluster,
+    files: BTreeMap<String, Vec<u8>>,
     history_len: usize,
 }
 
@@ -74,6 +77,9 @@ pub struct Session {
     replaying: bool,
     /// Where the command being executed started (time, events handled).
     command_start: (Millis, u64),
+    /// The run's working directory (`snapshot save`, `etcdutl snapshot restore`): a virtual
+    /// filesystem, so the browser and the CLI behave alike.
+    pub files: BTreeMap<String, Vec<u8>>,
 }
 
 impl Session {
@@ -81,6 +87,7 @@ impl Session {
         let world = config.build();
         let first = Checkpoint {
             world: world.clone(),
+            files: BTreeMap::new(),
             history_len: 0,
         };
         Session {
@@ -91,6 +98,7 @@ impl Session {
             checkpoint_every_ms: CHECKPOINT_EVERY_MS,
             replaying: false,
             command_start: (0, 0),
+            files: BTreeMap::new(),
         }
     }
 
@@ -164,6 +172,7 @@ impl Session {
     fn checkpoint(&mut self) {
         self.checkpoints.push(Checkpoint {
             world: self.world.clone(),
+            files: self.files.clone(),
             history_len: self.history.len(),
         });
         if self.checkpoints.len() > MAX_CHECKPOINTS {
@@ -196,6 +205,7 @@ impl Session {
         self.checkpoints.truncate(position + 1);
         let checkpoint = self.checkpoints[position].clone();
         self.world = checkpoint.world;
+        self.files = checkpoint.files;
         let replay: Vec<HistoryEntry> = self.history[checkpoint.history_len..]
             .iter()
             .take_while(|e| e.time_ms < t)
@@ -214,7 +224,7 @@ impl Session {
     }
 
     /// Runs one command line; `stdin` is its standard input (a heredoc), if any.
-    pub fn execute(&mut self, line: &str, _stdin: Option<&str>) -> Output {
+    pub fn execute(&mut self, line: &str, stdin: Option<&str>) -> Output {
         self.command_start = (self.world.now(), self.world.steps());
         let Some(words) = shlex::split(line) else {
             return Output::error("unterminated quote or trailing backslash");
@@ -222,6 +232,33 @@ impl Session {
         let Some((verb, args)) = words.split_first() else {
             return Output::default();
         };
+        // The real tools. Every call is recorded: requests take virtual time, and replaying
+        // a run must take it again.
+        let tool = match (verb.as_str(), args) {
+            ("etcdctl", rest) => Some(etcdctl::etcdctl(self, rest, stdin)),
+            ("etcdutl", rest) => Some(etcdctl::etcdutl(self, rest, stdin)),
+            ("timeout", [secs, tool, rest @ ..]) if tool == "etcdctl" => {
+                match parse_duration(secs).map(|ms| {
+                    if secs.bytes().all(|b| b.is_ascii_digit()) {
+                        ms * 1000
+                    } else {
+                        ms
+                    }
+                }) {
+                    Some(limit) => Some(etcdctl::etcdctl_timeout(self, rest, stdin, limit)),
+                    None => Some(Output {
+                        stdout: String::new(),
+                        stderr: format!("timeout: invalid time interval '{secs}'\n"),
+                        code: 125,
+                    }),
+                }
+            }
+            _ => None,
+        };
+        if let Some(out) = tool {
+            self.record_with_stdin(line, stdin);
+            return out;
+        }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let result = match verb.as_str() {
             "wait" => self.wait(&args),
@@ -332,6 +369,9 @@ impl Session {
     }
 
     fn member_action(&mut self, verb: &str, args: &[&str], line: &str) -> Result<Output, String> {
+        if let ("restart", [name, "--data-dir", dir]) = (verb, args) {
+            return self.restart_from_data_dir(name, dir, line);
+        }
         let [name] = args else {
             return Err(format!("usage: {verb} MEMBER"));
         };
@@ -343,6 +383,34 @@ impl Session {
             "resume" => self.world.resume(member),
             _ => self.world.timeout(member),
         };
+        self.done(result, line)
+    }
+
+    /// `restart m1 --data-dir restored`: m1 starts from a data directory that `etcdutl
+    /// snapshot restore` wrote, with the identity and store the restore gave it.
+    fn restart_from_data_dir(
+        &mut self,
+        name: &str,
+        dir: &str,
+        line: &str,
+    ) -> Result<Output, String> {
+        let member = self.member(name)?;
+        if self.world.is_running(member) {
+            return Err(SimError::NotStopped(member).to_string());
+        }
+        let restored = etcdctl::etcdutl::read_data_dir(&self.files, dir).ok_or_else(|| {
+            format!("{dir}: no restored data directory (run etcdutl snapshot restore first)")
+        })?;
+        let identity = crate::etcd::Identity {
+            name: restored.name,
+            peer_urls: restored.peer_urls,
+            client_urls: vec![crate::etcd::client_url(member)],
+            etcd_id: restored.member_id,
+            cluster_id: restored.cluster_id,
+        };
+        self.world
+            .with_process(member, |m, _| m.install_restored(identity, restored.db));
+        let result = self.world.restart(member);
         self.done(result, line)
     }
 

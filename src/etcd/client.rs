@@ -6,7 +6,7 @@
 
 use super::cluster::{Cluster, REQUEST_TIMEOUT_MS};
 use super::member::{Member, Proposal, SERVER_VERSION};
-use super::{cluster_id, etcd_id, peer_url};
+use super::{etcd_id, peer_url};
 use crate::base::{Index, MemberId, Millis, Term};
 use crate::mvcc::{
     self, AlarmAction, AlarmMember, AlarmRequest, AlarmType, LeaseId, LeaseTimeToLive, MvccError,
@@ -142,6 +142,18 @@ pub struct SnapshotStatus {
 }
 
 impl Cluster {
+    /// A member's etcd id (its identity's).
+    pub fn etcd_id_of(&self, id: MemberId) -> u64 {
+        self.process(id)
+            .map_or_else(|| etcd_id(id), |m| m.identity.etcd_id)
+    }
+
+    pub fn member_by_etcd_id(&self, etcd_member: u64) -> Option<MemberId> {
+        self.member_ids()
+            .into_iter()
+            .find(|m| self.etcd_id_of(*m) == etcd_member)
+    }
+
     /// Resolves an endpoint, failing as a dead address does (after the timeout).
     fn reachable(&mut self, ep: MemberId, timeout_ms: Millis) -> Result<(), ClientError> {
         let up = self.is_running(ep) && !self.is_paused(ep);
@@ -155,9 +167,12 @@ impl Cluster {
     /// The header a member puts on its answers.
     pub fn header(&self, ep: MemberId, revision: i64) -> Header {
         let raft_term = self.node(ep).map_or(0, |n| n.term);
+        let (cluster_id, member_id) = self
+            .process(ep)
+            .map_or((0, 0), |m| (m.identity.cluster_id, m.identity.etcd_id));
         Header {
-            cluster_id: cluster_id(&self.member_ids()),
-            member_id: etcd_id(ep),
+            cluster_id,
+            member_id,
             revision,
             raft_term,
         }
@@ -261,7 +276,7 @@ impl Cluster {
         let id = self.member_mut(ep, |m, ctx| {
             let counter = m.next_request_id() & 0xff;
             let unix_ms = EPOCH_UNIX_MS + ctx.now;
-            ((etcd_id(m.id) & 0xffff) << 48) | (((unix_ms << 8) + counter) & 0xffff_ffff_ffff)
+            ((m.identity.etcd_id & 0xffff) << 48) | (((unix_ms << 8) + counter) & 0xffff_ffff_ffff)
         });
         let id = id.unwrap_or(0) as i64;
         self.kv(
@@ -447,10 +462,13 @@ impl Cluster {
             .map(|id| {
                 let (name, client_urls) =
                     member.attrs.published.get(&id).cloned().unwrap_or_default();
+                let peer_urls = self
+                    .process(id)
+                    .map_or_else(|| vec![peer_url(id)], |m| m.identity.peer_urls.clone());
                 MemberEntry {
-                    id: etcd_id(id),
+                    id: self.etcd_id_of(id),
                     name,
-                    peer_urls: vec![peer_url(id)],
+                    peer_urls,
                     client_urls,
                     is_learner: conf.learners.contains(&id),
                 }
@@ -474,7 +492,7 @@ impl Cluster {
         let member = self.process(ep).ok_or(ClientError::DeadlineExceeded)?;
         let node = member.node().ok_or(ClientError::DeadlineExceeded)?;
         let db = member.store.db_size();
-        let leader = node.leader.map_or(0, etcd_id);
+        let leader = node.leader.map_or(0, |l| self.etcd_id_of(l));
         let mut errors: Vec<String> = member
             .store
             .alarms()
@@ -612,7 +630,7 @@ impl Cluster {
         let target = self
             .member_ids()
             .into_iter()
-            .find(|m| etcd_id(*m) == target_etcd_id)
+            .find(|m| self.etcd_id_of(*m) == target_etcd_id)
             .ok_or(ClientError::BadLeaderTransferee)?;
         let leader = self.leader().ok_or(ClientError::NoLeader)?;
         if leader == target {
@@ -648,7 +666,7 @@ impl Cluster {
                 .is_some_and(|n| n.conf_at(n.log.applied).contains(id))
         });
         let entry = MemberEntry {
-            id: etcd_id(id),
+            id: self.etcd_id_of(id),
             name: String::new(),
             peer_urls: vec![peer_url(id)],
             client_urls: Vec::new(),
@@ -670,7 +688,7 @@ impl Cluster {
         let id = self
             .member_ids()
             .into_iter()
-            .find(|m| etcd_id(*m) == etcd_member && !self.is_removed(*m))
+            .find(|m| self.etcd_id_of(*m) == etcd_member && !self.is_removed(*m))
             .ok_or(ClientError::MemberNotFound)?;
         self.remove_member(id).map_err(sim_to_client)?;
         Ok(Reply {
@@ -689,7 +707,7 @@ impl Cluster {
         let id = self
             .member_ids()
             .into_iter()
-            .find(|m| etcd_id(*m) == etcd_member)
+            .find(|m| self.etcd_id_of(*m) == etcd_member)
             .ok_or(ClientError::MemberNotFound)?;
         let leader = self.leader().ok_or(ClientError::NoLeader)?;
         let node = self.node(leader).ok_or(ClientError::NoLeader)?;
@@ -813,7 +831,7 @@ mod tests {
             reply.header.revision, 2,
             "a fresh store is at revision 1; one put makes 2"
         );
-        assert_eq!(reply.header.member_id, etcd_id(follower));
+        assert_eq!(reply.header.member_id, c.etcd_id_of(follower));
         assert!(reply.header.raft_term >= 2);
         for m in c.member_ids() {
             assert_eq!(
@@ -826,7 +844,7 @@ mod tests {
         // leader's empty entry, 3 publishes, the cluster version, then the put.
         let status = c.endpoint_status(leader, REQUEST_TIMEOUT_MS).unwrap().body;
         assert_eq!(status.raft_index, 9);
-        assert_eq!(status.leader, etcd_id(leader));
+        assert_eq!(status.leader, c.etcd_id_of(leader));
     }
 
     #[test]

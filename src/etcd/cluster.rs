@@ -55,9 +55,14 @@ impl ClusterConfig {
         let mut root = Rng::new(self.seed);
         let ids: Vec<MemberId> = (1..=self.members as u64).map(MemberId).collect();
         let sim_rng = root.split();
+        let cluster = super::cluster_id(&ids);
         let members = ids
             .iter()
-            .map(|id| (*id, Member::new(self.raft_config(*id, &ids), root.split())))
+            .map(|id| {
+                let mut member = Member::new(self.raft_config(*id, &ids), root.split());
+                member.identity = super::member::Identity::simulated(*id, cluster);
+                (*id, member)
+            })
             .collect();
         Sim::new(members, self.net.clone(), self.tick_ms, sim_rng)
     }
@@ -236,7 +241,9 @@ impl Sim<Member> {
         config.learners.clear();
         // Derived from the run so far, so the same history gives the same new member.
         let mut rng = Rng::new(self.trace_hash() ^ id.0);
-        let member = Member::new(config, rng.split());
+        let mut member = Member::new(config, rng.split());
+        let cluster = self.process(leader).map_or(0, |m| m.identity.cluster_id);
+        member.identity = super::member::Identity::simulated(id, cluster);
         self.add(id, member, rng);
         self.trace(format!("{id} started (joining)"));
         Ok(id)

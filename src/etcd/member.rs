@@ -119,6 +119,29 @@ const FSYNC_DONE: u64 = 1;
 /// Re-publish if the first attempt was lost (etcd retries `publish` until it succeeds).
 const REPUBLISH_AFTER_MS: Millis = 5_000;
 
+/// Who a member is to etcd: its name, URLs and ids (derived as etcd derives them, or taken
+/// from a restored data directory).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub name: String,
+    pub peer_urls: Vec<String>,
+    pub client_urls: Vec<String>,
+    pub etcd_id: u64,
+    pub cluster_id: u64,
+}
+
+impl Identity {
+    pub fn simulated(id: MemberId, cluster_id: u64) -> Identity {
+        Identity {
+            name: id.to_string(),
+            peer_urls: vec![super::peer_url(id)],
+            client_urls: vec![super::client_url(id)],
+            etcd_id: super::etcd_id(id),
+            cluster_id,
+        }
+    }
+}
+
 /// A linearizable read waiting for its ReadIndex (thesis §6.4).
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct PendingRead {
@@ -130,6 +153,7 @@ struct PendingRead {
 #[derive(Clone, Debug)]
 pub struct Member {
     pub id: MemberId,
+    pub identity: Identity,
     pub config: Config,
     node: Option<Raft>,
     pub durable: Durable,
@@ -172,6 +196,7 @@ impl Member {
         let node = Raft::new(config.clone(), rng.split());
         Member {
             id: config.id,
+            identity: Identity::simulated(config.id, 0),
             config,
             node: Some(node),
             durable: Durable::default(),
@@ -235,6 +260,34 @@ impl Member {
         };
         self.durable.compact(index, term, conf, data);
         true
+    }
+
+    /// Replaces a stopped member's disk by a restored data directory (`etcdutl snapshot
+    /// restore`): a new identity, a one-member configuration, and the restored store as the
+    /// snapshot at index 1, as etcd writes it. Start it with the world's `restart`.
+    pub fn install_restored(&mut self, identity: Identity, db: Vec<u8>) {
+        let image = StateImage {
+            store: db,
+            attrs: Attributes::default(),
+        };
+        let conf = crate::raft::ConfState {
+            voters: [self.id].into_iter().collect(),
+            ..Default::default()
+        };
+        self.durable = Durable {
+            hard: crate::raft::HardState {
+                term: 1,
+                vote: None,
+            },
+            snapshot_index: 1,
+            snapshot_term: 1,
+            snapshot_conf: conf,
+            snapshot_data: serde_json::to_vec(&image).unwrap_or_default(),
+            entries: Vec::new(),
+        };
+        self.identity = identity;
+        self.config.voters = vec![self.id];
+        self.removed = false;
     }
 
     /// Stops this member for good after its removal from the cluster.
@@ -370,7 +423,10 @@ impl Member {
             .is_some_and(|t| ctx.now >= t + REPUBLISH_AFTER_MS);
         if self.published_at.is_none() || (unpublished && retry_due) {
             self.published_at = Some(ctx.now);
-            let (name, client_urls) = (self.id.to_string(), vec![super::client_url(self.id)]);
+            let (name, client_urls) = (
+                self.identity.name.clone(),
+                self.identity.client_urls.clone(),
+            );
             self.pending.push(
                 Proposal::Publish {
                     member: self.id,
@@ -463,10 +519,45 @@ impl Member {
         }
     }
 
+    fn raised_nospace(&self) -> bool {
+        let me = self.identity.etcd_id;
+        let pending = self.pending.iter().any(|d| {
+            matches!(
+                Proposal::decode(d),
+                Some(Proposal::Kv {
+                    request: Request::Alarm(_),
+                    ..
+                })
+            )
+        });
+        pending
+            || self
+                .store
+                .alarms()
+                .iter()
+                .any(|a| a.member_id == me && a.alarm == mvcc::AlarmType::Nospace)
+    }
+
     fn apply_data(&mut self, data: &[u8], now: Millis) {
         match Proposal::decode(data) {
             Some(Proposal::Kv { id, request }) => {
                 let result = self.store.apply(&request, now);
+                if result == Err(MvccError::NoSpace) && !self.raised_nospace() {
+                    // etcd: the member that hits the quota raises the NOSPACE alarm for
+                    // itself, through Raft (server.go `raftRequest(AlarmRequest{ACTIVATE})`).
+                    let alarm = Request::Alarm(mvcc::AlarmRequest {
+                        action: mvcc::AlarmAction::Activate,
+                        member_id: self.identity.etcd_id,
+                        alarm: mvcc::AlarmType::Nospace,
+                    });
+                    self.pending.push(
+                        Proposal::Kv {
+                            id: 0,
+                            request: alarm,
+                        }
+                        .encode(),
+                    );
+                }
                 if id >> 40 == self.id.0 {
                     self.responses.insert(id, result);
                 }

@@ -12,7 +12,7 @@ pub use client::{
 };
 pub use cluster::{Cluster, ClusterConfig, MemberStatus, StatusView, REQUEST_TIMEOUT_MS};
 pub use member::{
-    describe_entry, Applied, Attributes, LogEvent, Member, Proposal, CLUSTER_VERSION,
+    describe_entry, Applied, Attributes, Identity, LogEvent, Member, Proposal, CLUSTER_VERSION,
     SERVER_VERSION,
 };
 

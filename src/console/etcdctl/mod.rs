@@ -1,0 +1,863 @@
+//! `etcdctl` (3.4) and `etcdutl` (3.5: `snapshot restore`/`status`) as the real tools behave:
+//! the same flags, the same output in the four formats, the same errors and exit codes
+//! (etcd-io/etcd v3.4 `etcdctl/ctlv3/command`). Requests go through the simulated client API
+//! (`crate::etcd::client`), which advances virtual time as a real client waits.
+//!
+//! Endpoints are member names (`m1`, or `leader` for the current leader); any other address
+//! (`127.0.0.1:1`) is something nothing listens on, so calls to it time out.
+
+mod args;
+pub mod etcdutl;
+mod kv;
+mod lease;
+mod maintenance;
+mod printer;
+mod watch;
+
+pub use etcdutl::{read_data_dir, RestoredDataDir};
+
+use crate::base::{MemberId, Millis};
+use crate::console::{Output, Session};
+use crate::etcd::{ClientError, Cluster, EPOCH_UNIX_MS};
+use args::{flag, short, FlagError, Kind, Parsed, Spec};
+use printer::{Format, Header, Printer, Unsupported};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// etcdctl's exit codes (`etcdctl/ctlv3/command/error.go`).
+pub const EXIT_ERROR: i32 = 1;
+pub const EXIT_BAD_CONNECTION: i32 = 2;
+pub const EXIT_INVALID_INPUT: i32 = 3;
+pub const EXIT_BAD_FEATURE: i32 = 4;
+pub const EXIT_INTERRUPTED: i32 = 5;
+pub const EXIT_BAD_ARGS: i32 = 128;
+/// What coreutils `timeout` exits with when it stopped the command.
+pub const EXIT_TIMEOUT: i32 = 124;
+
+/// How long a streaming command (`watch`, `lease keep-alive`) runs when nothing stops it.
+pub const DEFAULT_STREAM_MS: Millis = 2_000;
+
+/// `etcdctl ARGS` with `stdin`: streams stop after [`DEFAULT_STREAM_MS`] and exit 0.
+pub fn etcdctl(session: &mut Session, args: &[String], stdin: Option<&str>) -> Output {
+    let mut files = std::mem::take(&mut session.files);
+    let out = run_etcdctl(
+        &mut session.world,
+        &mut files,
+        args,
+        stdin,
+        Stop::Default(DEFAULT_STREAM_MS),
+    );
+    session.files = files;
+    out
+}
+
+/// `timeout N etcdctl ARGS`: the command is stopped after `limit_ms` (exit 124) if it is
+/// still running then, as coreutils `timeout` does.
+pub fn etcdctl_timeout(
+    session: &mut Session,
+    args: &[String],
+    stdin: Option<&str>,
+    limit_ms: Millis,
+) -> Output {
+    let mut files = std::mem::take(&mut session.files);
+    let out = run_etcdctl(
+        &mut session.world,
+        &mut files,
+        args,
+        stdin,
+        Stop::Timeout(limit_ms),
+    );
+    session.files = files;
+    out
+}
+
+/// `etcdutl ARGS` (`snapshot restore`, `snapshot status`).
+pub fn etcdutl(session: &mut Session, args: &[String], _stdin: Option<&str>) -> Output {
+    etcdutl::run(&mut session.files, args)
+}
+
+/// How a streaming command ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// After this long, quietly (exit 0).
+    Default(Millis),
+    /// Killed by `timeout` after this long (exit 124).
+    Timeout(Millis),
+}
+
+impl Stop {
+    fn ms(self) -> Millis {
+        match self {
+            Stop::Default(ms) | Stop::Timeout(ms) => ms,
+        }
+    }
+
+    fn stopped_code(self) -> i32 {
+        match self {
+            Stop::Default(_) => 0,
+            Stop::Timeout(_) => EXIT_TIMEOUT,
+        }
+    }
+}
+
+/// The core of `etcdctl`, on a world and a virtual filesystem.
+pub fn run_etcdctl(
+    world: &mut Cluster,
+    files: &mut BTreeMap<String, Vec<u8>>,
+    args: &[String],
+    stdin: Option<&str>,
+    stop: Stop,
+) -> Output {
+    let mut ctx = Ctx {
+        world,
+        files,
+        out: Output::default(),
+        printer: Printer::new(Format::Simple, false),
+        endpoints: vec!["m1".to_string()],
+        command_timeout_ms: 5_000,
+        nargs: args.len(),
+        stop,
+        stdin: stdin.unwrap_or(""),
+    };
+    let result = dispatch(&mut ctx, args);
+    if let Err(exit) = result {
+        if !exit.message.is_empty() {
+            let _ = writeln!(ctx.out.stderr, "Error: {}", exit.message);
+        }
+        ctx.out.code = exit.code;
+    }
+    ctx.out
+}
+
+/// Why a command stopped early: `Error: message` (unless empty) and the exit code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exit {
+    pub code: i32,
+    pub message: String,
+}
+
+impl Exit {
+    pub fn new(code: i32, message: impl Into<String>) -> Exit {
+        Exit {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// Exit with this code, having printed everything already.
+    pub fn quiet(code: i32) -> Exit {
+        Exit {
+            code,
+            message: String::new(),
+        }
+    }
+}
+
+impl From<Unsupported> for Exit {
+    fn from(u: Unsupported) -> Exit {
+        Exit::new(EXIT_BAD_FEATURE, u.0)
+    }
+}
+
+pub type CmdResult = Result<(), Exit>;
+
+/// Everything a command needs while it runs.
+pub struct Ctx<'a> {
+    pub world: &'a mut Cluster,
+    pub files: &'a mut BTreeMap<String, Vec<u8>>,
+    pub out: Output,
+    pub printer: Printer,
+    pub endpoints: Vec<String>,
+    pub command_timeout_ms: Millis,
+    /// How many words the command line had (Go panic traces print it).
+    pub nargs: usize,
+    pub stop: Stop,
+    pub stdin: &'a str,
+}
+
+impl Ctx<'_> {
+    pub fn print(&mut self, text: &str) {
+        self.out.stdout.push_str(text);
+    }
+
+    pub fn eprint(&mut self, text: &str) {
+        self.out.stderr.push_str(text);
+    }
+
+    /// The member an endpoint names, if it is one (anything else listens nowhere).
+    pub fn member(&self, ep: &str) -> Option<MemberId> {
+        if ep == "leader" {
+            return self.world.leader();
+        }
+        self.world.member(ep).ok()
+    }
+
+    /// The endpoint a unary call goes to: the first one that names a running member, as
+    /// clientv3's balancer skips endpoints it cannot connect to.
+    pub fn client_endpoint(&self) -> (String, Option<MemberId>) {
+        for ep in &self.endpoints {
+            if let Some(m) = self.member(ep) {
+                if self.world.is_running(m) {
+                    return (ep.clone(), Some(m));
+                }
+            }
+        }
+        let ep = self.endpoints.first().cloned().unwrap_or_default();
+        let m = self.member(&ep);
+        (ep, m)
+    }
+
+    /// Runs `call` against the client endpoint; a dead address waits out the timeout.
+    pub fn call<T>(
+        &mut self,
+        call: impl FnOnce(&mut Cluster, MemberId, Millis) -> Result<T, ClientError>,
+    ) -> Result<T, ClientError> {
+        let (_, member) = self.client_endpoint();
+        self.call_on(member, call)
+    }
+
+    pub fn call_on<T>(
+        &mut self,
+        member: Option<MemberId>,
+        call: impl FnOnce(&mut Cluster, MemberId, Millis) -> Result<T, ClientError>,
+    ) -> Result<T, ClientError> {
+        let timeout = self.command_timeout_ms;
+        match member {
+            Some(m) => call(self.world, m, timeout),
+            None => {
+                self.world.run_for(timeout);
+                Err(ClientError::DeadlineExceeded)
+            }
+        }
+    }
+
+    pub fn header(&self, ep: MemberId, revision: i64) -> Header {
+        to_header(self.world.header(ep, revision))
+    }
+
+    /// clientv3's retry interceptor logs every failed unary call (compare.py ignores it).
+    pub fn zap_unary(&mut self, ep: &str, target_passthrough: bool, e: &ClientError) {
+        let desc = match e {
+            ClientError::DeadlineExceeded if self.member(ep).is_none() => {
+                "latest balancer error: all SubConns are in TransientFailure".to_string()
+            }
+            other => other.to_string(),
+        };
+        let target = if target_passthrough {
+            format!("passthrough:///{ep}")
+        } else {
+            format!("endpoint://client-{CLIENT_UUID}/{ep}")
+        };
+        let line = format!(
+            "{{\"level\":\"warn\",\"ts\":\"{}\",\"caller\":\"clientv3/retry_interceptor.go:62\",\"msg\":\"retrying of unary invoker failed\",\"target\":{},\"attempt\":0,\"error\":{}}}\n",
+            iso_time(EPOCH_UNIX_MS + self.world.now()),
+            printer::json_str(&target),
+            printer::json_str(&format!("rpc error: code = {} desc = {desc}", e.grpc_code()))
+        );
+        self.eprint(&line);
+    }
+
+    /// A failed unary call: the zap line, then `Error: <err>` with `code`.
+    pub fn fail(
+        &mut self,
+        code: i32,
+        e: &ClientError,
+        wrap: impl FnOnce(String) -> String,
+    ) -> Exit {
+        let (ep, _) = self.client_endpoint();
+        self.zap_unary(&ep, false, e);
+        Exit::new(code, wrap(e.to_string()))
+    }
+
+    /// The printed output of a printer, or the bad-feature exit it asks for.
+    pub fn show(&mut self, printed: Result<String, Unsupported>) -> CmdResult {
+        let text = printed?;
+        self.print(&text);
+        Ok(())
+    }
+}
+
+/// A fixed client id for the zap lines (a real client draws a UUID).
+const CLIENT_UUID: &str = "8e2c6a1f-0000-4000-8000-000000000001";
+
+pub fn to_header(h: crate::etcd::Header) -> Header {
+    Header {
+        cluster_id: h.cluster_id,
+        member_id: h.member_id,
+        revision: h.revision,
+        raft_term: h.raft_term,
+    }
+}
+
+/// `2026-01-01T00:00:00.000Z` for Unix milliseconds (zap's ISO8601 time encoder).
+pub fn iso_time(unix_ms: u64) -> String {
+    let secs = unix_ms / 1000;
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        unix_ms % 1000
+    )
+}
+
+// ------------------------------------------------------------------ commands
+
+type Handler = fn(&mut Ctx, &Parsed) -> CmdResult;
+
+struct Command {
+    spec: Spec,
+    run: Handler,
+}
+
+const CLUSTER_FLAG: args::Flag = flag(
+    "cluster",
+    Kind::Bool,
+    "false",
+    "use all endpoints from the cluster member list",
+);
+
+const COMMANDS: &[Command] = &[
+    Command {
+        spec: Spec {
+            path: "get",
+            use_line: "get [options] <key> [range_end]",
+            short: "Gets the key or a range of keys",
+            flags: &[
+                flag(
+                    "consistency",
+                    Kind::Str,
+                    "l",
+                    "Linearizable(l) or Serializable(s)",
+                ),
+                flag(
+                    "from-key",
+                    Kind::Bool,
+                    "false",
+                    "Get keys that are greater than or equal to the given key using byte compare",
+                ),
+                flag("keys-only", Kind::Bool, "false", "Get only the keys"),
+                flag("limit", Kind::Int, "0", "Maximum number of results"),
+                flag(
+                    "order",
+                    Kind::Str,
+                    "",
+                    "Order of results; ASCEND or DESCEND (ASCEND by default)",
+                ),
+                flag(
+                    "prefix",
+                    Kind::Bool,
+                    "false",
+                    "Get keys with matching prefix",
+                ),
+                flag(
+                    "print-value-only",
+                    Kind::Bool,
+                    "false",
+                    "Only write values when using the \"simple\" output format",
+                ),
+                flag("rev", Kind::Int, "0", "Specify the kv revision"),
+                flag(
+                    "sort-by",
+                    Kind::Str,
+                    "",
+                    "Sort target; CREATE, KEY, MODIFY, VALUE, or VERSION",
+                ),
+            ],
+        },
+        run: kv::get,
+    },
+    Command {
+        spec: Spec {
+            path: "put",
+            use_line: "put [options] <key> <value> (<value> can also be given from stdin)",
+            short: "Puts the given key into the store",
+            flags: &PUT_FLAGS,
+        },
+        run: kv::put,
+    },
+    Command {
+        spec: Spec {
+            path: "del",
+            use_line: "del [options] <key> [range_end]",
+            short: "Removes the specified key or range of keys [key, range_end)",
+            flags: &DEL_FLAGS,
+        },
+        run: kv::del,
+    },
+    Command {
+        spec: Spec {
+            path: "txn",
+            use_line: "txn [options]",
+            short: "Txn processes all the requests in one transaction",
+            flags: &[short(
+                "interactive",
+                'i',
+                Kind::Bool,
+                "false",
+                "Input transaction in interactive mode",
+            )],
+        },
+        run: kv::txn,
+    },
+    Command {
+        spec: Spec {
+            path: "compaction",
+            use_line: "compaction [options] <revision>",
+            short: "Compacts the event history in etcd",
+            flags: &[flag(
+                "physical",
+                Kind::Bool,
+                "false",
+                "'true' to wait for compaction to physically remove all old revisions",
+            )],
+        },
+        run: maintenance::compaction,
+    },
+    Command {
+        spec: Spec {
+            path: "watch",
+            use_line:
+                "watch [options] [key or prefix] [range_end] [--] [exec-command arg1 arg2 ...]",
+            short: "Watches events stream on keys or prefixes",
+            flags: &watch::FLAGS,
+        },
+        run: watch::watch,
+    },
+    Command {
+        spec: Spec {
+            path: "lease grant",
+            use_line: "lease grant <ttl>",
+            short: "Creates leases",
+            flags: &[],
+        },
+        run: lease::grant,
+    },
+    Command {
+        spec: Spec {
+            path: "lease revoke",
+            use_line: "lease revoke <leaseID>",
+            short: "Revokes leases",
+            flags: &[],
+        },
+        run: lease::revoke,
+    },
+    Command {
+        spec: Spec {
+            path: "lease timetolive",
+            use_line: "lease timetolive <leaseID> [options]",
+            short: "Get lease information",
+            flags: &[flag(
+                "keys",
+                Kind::Bool,
+                "false",
+                "Get keys attached to this lease",
+            )],
+        },
+        run: lease::time_to_live,
+    },
+    Command {
+        spec: Spec {
+            path: "lease list",
+            use_line: "lease list",
+            short: "List all active leases",
+            flags: &[],
+        },
+        run: lease::list,
+    },
+    Command {
+        spec: Spec {
+            path: "lease keep-alive",
+            use_line: "lease keep-alive [options] <leaseID>",
+            short: "Keeps leases alive (renew)",
+            flags: &[flag(
+                "once",
+                Kind::Bool,
+                "false",
+                "Resets the keep-alive time to its original value and exits immediately",
+            )],
+        },
+        run: lease::keep_alive,
+    },
+    Command {
+        spec: Spec {
+            path: "member add",
+            use_line: "member add <memberName> [options]",
+            short: "Adds a member into the cluster",
+            flags: &[
+                flag(
+                    "learner",
+                    Kind::Bool,
+                    "false",
+                    "indicates if the new member is raft learner",
+                ),
+                flag(
+                    "peer-urls",
+                    Kind::Str,
+                    "",
+                    "comma separated peer URLs for the new member.",
+                ),
+            ],
+        },
+        run: maintenance::member_add,
+    },
+    Command {
+        spec: Spec {
+            path: "member remove",
+            use_line: "member remove <memberID>",
+            short: "Removes a member from the cluster",
+            flags: &[],
+        },
+        run: maintenance::member_remove,
+    },
+    Command {
+        spec: Spec {
+            path: "member list",
+            use_line: "member list",
+            short: "Lists all members in the cluster",
+            flags: &[],
+        },
+        run: maintenance::member_list,
+    },
+    Command {
+        spec: Spec {
+            path: "member promote",
+            use_line: "member promote <memberID>",
+            short: "Promotes a non-voting member in the cluster",
+            flags: &[],
+        },
+        run: maintenance::member_promote,
+    },
+    Command {
+        spec: Spec {
+            path: "endpoint health",
+            use_line: "endpoint health",
+            short: "Checks the healthiness of endpoints specified in `--endpoints` flag",
+            flags: &[CLUSTER_FLAG],
+        },
+        run: maintenance::endpoint_health,
+    },
+    Command {
+        spec: Spec {
+            path: "endpoint status",
+            use_line: "endpoint status",
+            short: "Prints out the status of endpoints specified in `--endpoints` flag",
+            flags: &[CLUSTER_FLAG],
+        },
+        run: maintenance::endpoint_status,
+    },
+    Command {
+        spec: Spec {
+            path: "endpoint hashkv",
+            use_line: "endpoint hashkv",
+            short: "Prints the KV history hash for each endpoint in --endpoints",
+            flags: &[
+                CLUSTER_FLAG,
+                flag(
+                    "rev",
+                    Kind::Int,
+                    "0",
+                    "maximum revision to hash (default: all revisions)",
+                ),
+            ],
+        },
+        run: maintenance::endpoint_hashkv,
+    },
+    Command {
+        spec: Spec {
+            path: "alarm disarm",
+            use_line: "alarm disarm",
+            short: "Disarms all alarms",
+            flags: &[],
+        },
+        run: maintenance::alarm_disarm,
+    },
+    Command {
+        spec: Spec {
+            path: "alarm list",
+            use_line: "alarm list",
+            short: "Lists all alarms",
+            flags: &[],
+        },
+        run: maintenance::alarm_list,
+    },
+    Command {
+        spec: Spec {
+            path: "defrag",
+            use_line: "defrag",
+            short: "Defragments the storage of the etcd members with given endpoints",
+            flags: &[
+                flag(
+                    "cluster",
+                    Kind::Bool,
+                    "false",
+                    "use all endpoints from the cluster member list",
+                ),
+                flag(
+                    "data-dir",
+                    Kind::Str,
+                    "",
+                    "Optional. If present, defragments a data directory not in use by etcd.",
+                ),
+            ],
+        },
+        run: maintenance::defrag,
+    },
+    Command {
+        spec: Spec {
+            path: "snapshot save",
+            use_line: "snapshot save <filename>",
+            short: "Stores an etcd node backend snapshot to a given file",
+            flags: &[],
+        },
+        run: maintenance::snapshot_save,
+    },
+    Command {
+        spec: Spec {
+            path: "snapshot status",
+            use_line: "snapshot status <filename>",
+            short: "Gets backend snapshot status of a given file",
+            flags: &[],
+        },
+        run: maintenance::snapshot_status,
+    },
+    Command {
+        spec: Spec {
+            path: "snapshot restore",
+            use_line: "snapshot restore <filename> [options]",
+            short: "Restores an etcd member snapshot to an etcd directory",
+            flags: &etcdutl::RESTORE_FLAGS,
+        },
+        run: maintenance::snapshot_restore,
+    },
+    Command {
+        spec: Spec {
+            path: "move-leader",
+            use_line: "move-leader <transferee-member-id>",
+            short: "Transfers leadership to another etcd cluster member.",
+            flags: &[],
+        },
+        run: maintenance::move_leader,
+    },
+    Command {
+        spec: Spec {
+            path: "version",
+            use_line: "version",
+            short: "Prints the version of etcdctl",
+            flags: &[],
+        },
+        run: version,
+    },
+];
+
+const PUT_FLAGS: [args::Flag; 4] = [
+    flag(
+        "ignore-lease",
+        Kind::Bool,
+        "false",
+        "updates the key using its current lease",
+    ),
+    flag(
+        "ignore-value",
+        Kind::Bool,
+        "false",
+        "updates the key using its current value",
+    ),
+    flag(
+        "lease",
+        Kind::Str,
+        "0",
+        "lease ID (in hexadecimal) to attach to the key",
+    ),
+    flag(
+        "prev-kv",
+        Kind::Bool,
+        "false",
+        "return the previous key-value pair before modification",
+    ),
+];
+
+const DEL_FLAGS: [args::Flag; 3] = [
+    flag(
+        "from-key",
+        Kind::Bool,
+        "false",
+        "delete keys that are greater than or equal to the given key using byte compare",
+    ),
+    flag(
+        "prefix",
+        Kind::Bool,
+        "false",
+        "delete keys with matching prefix",
+    ),
+    flag(
+        "prev-kv",
+        Kind::Bool,
+        "false",
+        "return deleted key-value pairs",
+    ),
+];
+
+fn version(ctx: &mut Ctx, _p: &Parsed) -> CmdResult {
+    ctx.print("etcdctl version: 3.4.23\nAPI version: 3.4\n");
+    Ok(())
+}
+
+/// Spec of a command by its path (txn lines parse their ops with the get/put/del specs).
+fn spec(path: &str) -> &'static Spec {
+    &COMMANDS
+        .iter()
+        .find(|c| c.spec.path == path)
+        .expect("known command")
+        .spec
+}
+
+/// Splits the command path (`lease grant`) from the rest, skipping global flags (and their
+/// values) the way cobra's `stripFlags` does.
+fn find_path(args: &[String]) -> (Vec<String>, Vec<String>) {
+    let mut path: Vec<String> = Vec::new();
+    let mut rest = Vec::new();
+    let mut i = 0;
+    let groups = ["lease", "member", "endpoint", "alarm", "snapshot"];
+    while i < args.len() {
+        let a = &args[i];
+        let takes_value = |a: &str| {
+            if a.contains('=') {
+                return false;
+            }
+            if let Some(name) = a.strip_prefix("--") {
+                args::GLOBAL_FLAGS
+                    .iter()
+                    .any(|f| f.name == name && f.kind != Kind::Bool)
+            } else if a.len() == 2 && a.starts_with('-') {
+                let c = a.chars().nth(1).unwrap_or(' ');
+                args::GLOBAL_FLAGS
+                    .iter()
+                    .any(|f| f.short == Some(c) && f.kind != Kind::Bool)
+            } else {
+                false
+            }
+        };
+        let can_extend = path.is_empty() || (path.len() == 1 && groups.contains(&path[0].as_str()));
+        if a == "--" {
+            rest.extend(args[i..].iter().cloned());
+            break;
+        }
+        if a.starts_with('-') && a.len() > 1 {
+            rest.push(a.clone());
+            if takes_value(a) && i + 1 < args.len() {
+                rest.push(args[i + 1].clone());
+                i += 1;
+            }
+        } else if can_extend {
+            path.push(a.clone());
+        } else {
+            rest.push(a.clone());
+        }
+        i += 1;
+    }
+    (path, rest)
+}
+
+/// cobra's flag error: the usage on stdout, `Error: ...` twice on stderr, exit 1.
+fn flag_error(ctx: &mut Ctx, spec: &Spec, e: FlagError) -> CmdResult {
+    ctx.print(&args::usage(spec));
+    let _ = write!(ctx.out.stderr, "Error: {}\n\n", e.0);
+    Err(Exit::new(EXIT_ERROR, e.0))
+}
+
+fn dispatch(ctx: &mut Ctx, args: &[String]) -> CmdResult {
+    let (path, rest) = find_path(args);
+    if path.is_empty() {
+        ctx.print(ROOT_HELP);
+        return Ok(());
+    }
+    let joined = path.join(" ");
+    let Some(cmd) = COMMANDS.iter().find(|c| c.spec.path == joined) else {
+        if path.len() == 1
+            && ["lease", "member", "endpoint", "alarm", "snapshot"].contains(&joined.as_str())
+        {
+            ctx.print(ROOT_HELP);
+            return Ok(());
+        }
+        let word = &path[0];
+        if COMMANDS
+            .iter()
+            .any(|c| c.spec.path.starts_with(&format!("{word} ")))
+        {
+            // `lease frob`: cobra runs the group, which only prints its help.
+            ctx.print(ROOT_HELP);
+            return Ok(());
+        }
+        let msg = format!("unknown command {} for \"etcdctl\"", args::go_quote(word));
+        let _ = writeln!(
+            ctx.out.stderr,
+            "Error: {msg}\nRun 'etcdctl --help' for usage."
+        );
+        return Err(Exit::new(EXIT_ERROR, msg));
+    };
+    // Words after the path that belong to the command (e.g. `lease grant 600`).
+    let extra: Vec<String> = path[path_len(&cmd.spec)..].to_vec();
+    let mut all = extra;
+    all.extend(rest);
+    let parsed = match args::parse(&cmd.spec, &all) {
+        Ok(p) => p,
+        Err(e) => return flag_error(ctx, &cmd.spec, e),
+    };
+    if parsed.bool("help") {
+        ctx.print(&args::usage(&cmd.spec));
+        return Ok(());
+    }
+    apply_globals(ctx, &parsed)?;
+    (cmd.run)(ctx, &parsed)
+}
+
+fn path_len(spec: &Spec) -> usize {
+    spec.path.split(' ').count()
+}
+
+/// Global flags; the output format is checked when the command makes its client.
+fn apply_globals(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
+    if let Some(eps) = p.str("endpoints") {
+        ctx.endpoints = eps
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+    }
+    if let Some(t) = p.str("command-timeout") {
+        ctx.command_timeout_ms = args::parse_go_duration_ms(t).unwrap_or(5_000);
+    }
+    ctx.printer.hex = p.bool("hex");
+    Ok(())
+}
+
+/// etcdctl's `initDisplayFromCmd`: an unknown `-w` fails once the command needs a client.
+pub fn init_display(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
+    let format = p.str("write-out").unwrap_or("simple");
+    match Format::parse(format) {
+        Some(f) => {
+            ctx.printer.format = f;
+            Ok(())
+        }
+        None => Err(Exit::new(EXIT_BAD_FEATURE, "unsupported output format")),
+    }
+}
+
+const ROOT_HELP: &str = "NAME:\n\tetcdctl - A simple command line client for etcd3.\n\nUSAGE:\n\tetcdctl [flags]\n\nVERSION:\n\t3.4.23\n\nAPI VERSION:\n\t3.4\n\n\nCOMMANDS:\n\talarm disarm\t\tDisarms all alarms\n\talarm list\t\tLists all alarms\n\tcompaction\t\tCompacts the event history in etcd\n\tdefrag\t\t\tDefragments the storage of the etcd members with given endpoints\n\tdel\t\t\tRemoves the specified key or range of keys [key, range_end)\n\tendpoint hashkv\t\tPrints the KV history hash for each endpoint in --endpoints\n\tendpoint health\t\tChecks the healthiness of endpoints specified in `--endpoints` flag\n\tendpoint status\t\tPrints out the status of endpoints specified in `--endpoints` flag\n\tget\t\t\tGets the key or a range of keys\n\tlease grant\t\tCreates leases\n\tlease keep-alive\tKeeps leases alive (renew)\n\tlease list\t\tList all active leases\n\tlease revoke\t\tRevokes leases\n\tlease timetolive\tGet lease information\n\tmember add\t\tAdds a member into the cluster\n\tmember list\t\tLists all members in the cluster\n\tmember promote\t\tPromotes a non-voting member in the cluster\n\tmember remove\t\tRemoves a member from the cluster\n\tmove-leader\t\tTransfers leadership to another etcd cluster member.\n\tput\t\t\tPuts the given key into the store\n\tsnapshot restore\tRestores an etcd member snapshot to an etcd directory\n\tsnapshot save\t\tStores an etcd node backend snapshot to a given file\n\tsnapshot status\t\tGets backend snapshot status of a given file\n\ttxn\t\t\tTxn processes all the requests in one transaction\n\tversion\t\t\tPrints the version of etcdctl\n\twatch\t\t\tWatches events stream on keys or prefixes\n";
+
+#[cfg(test)]
+mod tests;
