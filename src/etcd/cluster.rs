@@ -94,8 +94,16 @@ impl Sim<Member> {
         self.process(id)?.node()
     }
 
+    /// A member's Raft view, with entries described the etcd way (`put foo=bar`).
     pub fn raft_view(&self, id: MemberId) -> Option<RaftView> {
-        self.node(id).map(Raft::view)
+        let node = self.node(id)?;
+        let mut view = node.view();
+        for (shown, entry) in view.log.iter_mut().zip(&node.log.entries) {
+            if entry.kind == crate::raft::EntryKind::Normal {
+                shown.summary = super::describe_entry(&entry.data);
+            }
+        }
+        Some(view)
     }
 
     pub fn durable(&self, id: MemberId) -> Option<&Durable> {
@@ -542,6 +550,20 @@ mod tests {
             c.status().members.iter().map(|m| m.revision).max(),
             c.status().members.iter().map(|m| m.revision).min()
         );
+    }
+
+    #[test]
+    fn views_describe_entries_the_etcd_way() {
+        let mut c = elect(7);
+        let leader = c.leader().unwrap();
+        let put = crate::mvcc::Request::Put(crate::mvcc::PutRequest::new(b"foo".to_vec(), b"bar".to_vec()));
+        c.kv(leader, put, false, REQUEST_TIMEOUT_MS).unwrap();
+        let view = c.raft_view(leader).unwrap();
+        let summaries: Vec<&str> = view.log.iter().map(|e| e.summary.as_str()).collect();
+        assert!(summaries.contains(&"put foo=bar"), "{summaries:?}");
+        assert!(summaries.contains(&"noop"));
+        assert!(summaries.iter().any(|s| s.starts_with("publish m")));
+        assert!(summaries.contains(&"conf +m1"));
     }
 
     #[test]
