@@ -625,7 +625,13 @@ pub fn run_script(session: &mut Session, text: &str, echo: bool) -> RunOutput {
 
 /// Lines for the real tools keep the tools' own error text, without line numbers.
 fn is_tool_command(line: &str) -> bool {
-    let first = line.split_whitespace().next().unwrap_or("");
+    let mut words = line.split_whitespace();
+    let first = match words.next() {
+        // `timeout N etcdctl ...` is still the tool talking.
+        Some("timeout") => words.nth(1).unwrap_or(""),
+        Some(word) => word,
+        None => "",
+    };
     matches!(first, "etcdctl" | "etcdutl" | "kubectl")
 }
 

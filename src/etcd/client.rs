@@ -762,7 +762,7 @@ pub fn snapshot_status(db: &[u8]) -> Result<SnapshotStatus, mvcc::DecodeError> {
     Ok(SnapshotStatus {
         hash,
         revision: store.revision(),
-        total_keys: store.backend_record_count(),
+        total_keys: store.bolt_key_count(),
         total_size: store.db_size().size_bytes,
     })
 }

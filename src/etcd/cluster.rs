@@ -556,7 +556,10 @@ mod tests {
     fn views_describe_entries_the_etcd_way() {
         let mut c = elect(7);
         let leader = c.leader().unwrap();
-        let put = crate::mvcc::Request::Put(crate::mvcc::PutRequest::new(b"foo".to_vec(), b"bar".to_vec()));
+        let put = crate::mvcc::Request::Put(crate::mvcc::PutRequest::new(
+            b"foo".to_vec(),
+            b"bar".to_vec(),
+        ));
         c.kv(leader, put, false, REQUEST_TIMEOUT_MS).unwrap();
         let view = c.raft_view(leader).unwrap();
         let summaries: Vec<&str> = view.log.iter().map(|e| e.summary.as_str()).collect();

@@ -501,6 +501,9 @@ impl Member {
             .committed_entries
             .iter()
             .any(|e| e.kind == EntryKind::Config);
+        if applied_conf {
+            self.sync_members_bucket();
+        }
         if let Some(node) = self.node.as_ref() {
             if applied_conf || rd.snapshot.is_some() {
                 let in_conf = node.conf_at(node.log.applied).contains(self.id);
@@ -517,6 +520,20 @@ impl Member {
                 self.snapshot_now();
             }
         }
+    }
+
+    /// etcd keeps one key per member (its id in hex) in the `members` bucket.
+    fn sync_members_bucket(&mut self) {
+        let Some(node) = self.node.as_ref() else {
+            return;
+        };
+        let keys = node
+            .conf_at(node.log.applied)
+            .members()
+            .into_iter()
+            .map(|m| format!("{:x}", super::etcd_id(m)).into_bytes())
+            .collect();
+        self.store.set_server_bucket("members", keys);
     }
 
     fn raised_nospace(&self) -> bool {
@@ -573,7 +590,9 @@ impl Member {
                 self.attrs.published.insert(member, (name, client_urls));
             }
             Some(Proposal::ClusterVersion { version }) => {
-                self.attrs.cluster_version = Some(version)
+                self.attrs.cluster_version = Some(version);
+                let keys = [b"clusterVersion".to_vec()].into_iter().collect();
+                self.store.set_server_bucket("cluster", keys);
             }
             None => {} // an empty entry, or a raw test proposal
         }

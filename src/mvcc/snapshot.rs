@@ -30,6 +30,8 @@ struct SnapshotData {
     leases: Vec<(LeaseId, i64)>,
     alarms: Vec<AlarmMember>,
     size: SizeModel,
+    #[serde(default)]
+    server_keys: BTreeMap<String, BTreeSet<Vec<u8>>>,
 }
 
 fn bad(msg: impl Into<String>) -> DecodeError {
@@ -57,6 +59,7 @@ impl Store {
                 .collect(),
             alarms: self.alarms.iter().copied().collect(),
             size: self.size.clone(),
+            server_keys: self.server_keys.clone(),
         };
         match serde_json::to_vec(&data) {
             Ok(bytes) => bytes,
@@ -78,6 +81,7 @@ impl Store {
         let mut store = Store::new(data.config);
         store.current_rev = data.current_rev;
         store.compact_rev = data.compact_rev;
+        store.server_keys = data.server_keys;
         store.size = data.size;
         store.alarms = data.alarms.into_iter().collect();
         for (id, ttl_s) in data.leases {

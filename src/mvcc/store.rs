@@ -116,6 +116,9 @@ pub struct Store {
     pub(crate) alarms: BTreeSet<AlarmMember>,
     pub(crate) size: SizeModel,
     pub(crate) watchers: Watchers,
+    /// Keys of the etcd server's own buckets in the same bolt file (`members`, `cluster`),
+    /// written by the etcd layer when it applies membership changes.
+    pub(crate) server_keys: BTreeMap<String, BTreeSet<Vec<u8>>>,
 }
 
 impl Default for Store {
@@ -141,6 +144,7 @@ impl Store {
             alarms: BTreeSet::new(),
             size: SizeModel::default(),
             watchers: Watchers::default(),
+            server_keys: BTreeMap::new(),
         }
     }
 
@@ -294,6 +298,20 @@ impl Store {
     /// Number of records in the backend's key bucket (live, historical and tombstones).
     pub fn backend_record_count(&self) -> usize {
         self.backend.len()
+    }
+
+    /// Sets the keys of one of the etcd server's buckets (`members`, `cluster`).
+    pub fn set_server_bucket(&mut self, bucket: &str, keys: BTreeSet<Vec<u8>>) {
+        self.server_keys.insert(bucket.to_string(), keys);
+    }
+
+    /// Every key in every bucket of the bolt file, as `snapshot status` counts them: the key
+    /// bucket's records, `meta` (consistent index, plus the two compaction marks once
+    /// compacted), one per lease, the server's buckets, and `auth` (its revision key).
+    pub fn bolt_key_count(&self) -> usize {
+        let meta = if self.compact_rev > 0 { 3 } else { 1 };
+        let server: usize = self.server_keys.values().map(BTreeSet::len).sum();
+        self.backend.len() + meta + self.lessor.leases.len() + server + 1
     }
 
     // ---- write txns --------------------------------------------------------------------

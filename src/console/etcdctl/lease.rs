@@ -110,6 +110,20 @@ pub fn keep_alive(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
         ctx.world.run_for(duration);
         return Err(Exit::quiet(ctx.stop.stopped_code()));
     };
+    if ctx.printer.format == Format::Table {
+        // The first renewal already cannot be printed: etcdctl exits there, at once. A lease
+        // that is gone closes the stream before anything is printed.
+        let timeout = ctx.command_timeout_ms;
+        return match ctx.world.lease_keep_alive_once(member, id, timeout) {
+            Ok(reply) => {
+                let printed = ctx
+                    .printer
+                    .keep_alive(&to_header(reply.header), id, reply.body);
+                ctx.show(printed)
+            }
+            Err(_) => Ok(()),
+        };
+    }
     let (renewals, ended) = ctx.world.lease_keep_alive_stream(member, id, duration);
     for (_, reply) in &renewals {
         let printed = ctx

@@ -82,7 +82,18 @@ fn run_watch(
         ctx.world.run_for(duration_ms);
         return Ok(Watched::Stopped);
     };
-    let responses = match ctx.world.watch(member, req, duration_ms) {
+    // A printer that cannot show a response makes etcdctl exit at the first one, so do not
+    // wait for more when what is already there will fail.
+    let first = if ctx.printer.format == super::printer::Format::Table {
+        ctx.world.watch(member, req.clone(), 0)
+    } else {
+        Ok(Vec::new())
+    };
+    let responses = match first {
+        Ok(r) if !r.is_empty() => Ok(r),
+        _ => ctx.world.watch(member, req, duration_ms),
+    };
+    let responses = match responses {
         Ok(r) => r,
         Err(ClientError::DeadlineExceeded) => return Ok(Watched::Stopped),
         Err(e) => {
