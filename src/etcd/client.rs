@@ -216,6 +216,9 @@ impl Cluster {
         let id = id.ok_or(ClientError::DeadlineExceeded)?;
         self.run_until_cond(timeout_ms, |c| c.has_response(ep, id));
         let answer = self.member_mut(ep, |m, _| m.take_response(id)).flatten();
+        if answer.is_none() {
+            self.member_mut(ep, |m, _| m.cancel(id));
+        }
         match answer {
             Some(Ok(response)) => Ok(Reply {
                 header: self.header(ep, response.revision()),
@@ -746,6 +749,116 @@ impl Cluster {
     }
 }
 
+/// What `check perf` measured: the latency of every write (virtual milliseconds) and how long
+/// the whole run took.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PerfReport {
+    pub latencies_ms: Vec<Millis>,
+    pub elapsed_ms: Millis,
+    pub failed: u64,
+}
+
+impl PerfReport {
+    /// Writes per second, as etcd's report computes it (requests / total time).
+    pub fn throughput(&self) -> f64 {
+        self.latencies_ms.len() as f64 * 1000.0 / self.elapsed_ms.max(1) as f64
+    }
+
+    pub fn slowest_s(&self) -> f64 {
+        self.latencies_ms.iter().copied().max().unwrap_or(0) as f64 / 1000.0
+    }
+
+    /// Population standard deviation of the latencies, in seconds.
+    pub fn stddev_s(&self) -> f64 {
+        let n = self.latencies_ms.len().max(1) as f64;
+        let mean = self.latencies_ms.iter().sum::<Millis>() as f64 / n;
+        let var = self
+            .latencies_ms
+            .iter()
+            .map(|l| (*l as f64 - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        var.sqrt() / 1000.0
+    }
+}
+
+impl Cluster {
+    /// `etcdctl check perf`: `rate` puts a second for `duration_ms`, spread evenly, under
+    /// `prefix` (as etcdctl's rate-limited clients do), each answered by the member that
+    /// proposed it; then the prefix is deleted. Latencies come from the simulated network
+    /// and disks, so a slow fsync shows here as it does on a real machine.
+    pub fn check_perf(
+        &mut self,
+        ep: MemberId,
+        rate: u64,
+        duration_ms: Millis,
+        prefix: &[u8],
+    ) -> Result<PerfReport, ClientError> {
+        self.reachable(ep, REQUEST_TIMEOUT_MS)?;
+        let start = self.now();
+        let total = rate * duration_ms / 1000;
+        let mut pending: Vec<(u64, Millis)> = Vec::new();
+        let mut report = PerfReport {
+            latencies_ms: Vec::with_capacity(total as usize),
+            elapsed_ms: 0,
+            failed: 0,
+        };
+        let value = vec![b'v'; 256];
+        let mut sent = 0;
+        let deadline = start + duration_ms + REQUEST_TIMEOUT_MS;
+        while (sent < total || !pending.is_empty()) && self.now() < deadline {
+            let next_send = start + sent * 1000 / rate.max(1);
+            if sent < total && self.now() >= next_send {
+                let mut key = prefix.to_vec();
+                key.extend_from_slice(format!("{:08}", sent % 10_000).as_bytes());
+                let request = Request::Put(mvcc::PutRequest::new(key, value.clone()));
+                let submitted = self.member_mut(ep, |m, ctx| {
+                    let id = m.next_request_id();
+                    m.submit(&Proposal::Kv { id, request }, ctx);
+                    id
+                });
+                match submitted {
+                    Some(id) => pending.push((id, self.now())),
+                    None => report.failed += 1,
+                }
+                sent += 1;
+                continue;
+            }
+            let until = if sent < total { next_send } else { deadline };
+            if self.next_event_time().is_none_or(|t| t > until) {
+                self.run_until(until);
+            } else {
+                self.step();
+            }
+            let now = self.now();
+            let done: Vec<(u64, Millis)> = pending
+                .iter()
+                .copied()
+                .filter(|(id, _)| self.has_response(ep, *id))
+                .collect();
+            for (id, at) in done {
+                match self.member_mut(ep, |m, _| m.take_response(id)).flatten() {
+                    Some(Ok(_)) => report.latencies_ms.push(now - at),
+                    _ => report.failed += 1,
+                }
+                pending.retain(|(p, _)| *p != id);
+            }
+        }
+        report.failed += pending.len() as u64;
+        for (id, _) in pending {
+            self.member_mut(ep, |m, _| m.cancel(id));
+        }
+        report.elapsed_ms = self.now() - start;
+        let cleanup = mvcc::DeleteRangeRequest {
+            key: prefix.to_vec(),
+            range_end: mvcc::prefix_range_end(prefix),
+            prev_kv: false,
+        };
+        self.kv(ep, Request::DeleteRange(cleanup), false, REQUEST_TIMEOUT_MS)?;
+        Ok(report)
+    }
+}
+
 /// Serves a read-only request from a member's own store (no Raft entry, as in etcd).
 fn local_read(store: &mvcc::Store, req: &Request, now: Millis) -> Result<Response, MvccError> {
     match req {
@@ -885,6 +998,22 @@ mod tests {
         c.restart(leader).unwrap();
         assert!(c.run_until_cond(30_000, |c| c.ready_leader().is_some()));
         assert!(put(&mut c, survivor, "k", "v4").is_ok());
+        // The write that timed out waiting for a leader never reached Raft: k went v1 -> v4.
+        let reply = c
+            .kv(
+                survivor,
+                Request::Range(RangeRequest::key(b"k".to_vec())),
+                false,
+                REQUEST_TIMEOUT_MS,
+            )
+            .unwrap();
+        let Response::Range(r) = reply.body else {
+            panic!()
+        };
+        assert_eq!(
+            (r.kvs[0].value.as_slice(), r.kvs[0].version),
+            (&b"v4"[..], 2)
+        );
     }
 
     #[test]

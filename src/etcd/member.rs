@@ -330,6 +330,16 @@ impl Member {
         self.drive(ctx);
     }
 
+    /// The client gave up on request `id` (its context ended). A proposal still waiting for
+    /// a leader is withdrawn, as etcd's blocked `Propose` returns on the context's end and
+    /// never reaches Raft; one already handed to Raft may still commit.
+    pub fn cancel(&mut self, id: u64) {
+        self.pending.retain(
+            |data| !matches!(Proposal::decode(data), Some(Proposal::Kv { id: p, .. }) if p == id),
+        );
+        self.responses.remove(&id);
+    }
+
     pub fn has_response(&self, id: u64) -> bool {
         self.responses.contains_key(&id)
     }

@@ -300,6 +300,14 @@ impl Store {
         self.backend.len()
     }
 
+    /// etcdutl 3.5 `snapshot restore --bump-revision N --mark-compacted`: the revision jumps
+    /// by `amount` (so revisions clients saw before never repeat), and the new revision
+    /// becomes the compaction point (so watches from older revisions are cancelled).
+    pub fn bump_revision_and_compact(&mut self, amount: i64) -> Result<(), MvccError> {
+        self.current_rev += amount.max(0);
+        self.compact(self.current_rev).map(|_| ())
+    }
+
     /// Sets the keys of one of the etcd server's buckets (`members`, `cluster`).
     pub fn set_server_bucket(&mut self, bucket: &str, keys: BTreeSet<Vec<u8>>) {
         self.server_keys.insert(bucket.to_string(), keys);

@@ -10,7 +10,13 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-pub const RESTORE_FLAGS: [Flag; 7] = [
+pub const RESTORE_FLAGS: [Flag; 9] = [
+    flag(
+        "bump-revision",
+        Kind::Str,
+        "0",
+        "How much to increase the latest revision after restore",
+    ),
     flag("data-dir", Kind::Str, "", "Path to the data directory"),
     flag(
         "initial-advertise-peer-urls",
@@ -29,6 +35,12 @@ pub const RESTORE_FLAGS: [Flag; 7] = [
         Kind::Str,
         "etcd-cluster",
         "Initial cluster token for the etcd cluster during restore bootstrap",
+    ),
+    flag(
+        "mark-compacted",
+        Kind::Bool,
+        "false",
+        "Mark the latest revision after restore as the point of scheduled compaction (required if --bump-revision > 0, disallowed otherwise)",
     ),
     flag(
         "name",
@@ -298,9 +310,39 @@ pub fn restore(files: &mut BTreeMap<String, Vec<u8>>, p: &Parsed) -> Output {
             &format!("stat {snap}: no such file or directory"),
         );
     };
-    if let Err(e) = crate::mvcc::Store::decode(&db) {
-        return fail(EXIT_ERROR, &e.to_string());
+    let mut store = match crate::mvcc::Store::decode(&db) {
+        Ok(store) => store,
+        Err(e) => return fail(EXIT_ERROR, &e.to_string()),
+    };
+    let bump = match p.str("bump-revision").unwrap_or("0").parse::<u64>() {
+        Ok(n) => n,
+        Err(_) => {
+            let v = p.str("bump-revision").unwrap_or("");
+            let msg = format!("invalid argument {} for \"--bump-revision\" flag: strconv.ParseUint: parsing {}: invalid syntax", args::go_quote(v), args::go_quote(v));
+            return fail(EXIT_ERROR, &msg);
+        }
+    };
+    let mark = p.bool("mark-compacted");
+    if bump > 0 && !mark {
+        return fail(
+            EXIT_ERROR,
+            "--mark-compacted required if --bump-revision > 0",
+        );
     }
+    if bump == 0 && mark {
+        return fail(
+            EXIT_ERROR,
+            "--mark-compacted is only allowed with --bump-revision > 0",
+        );
+    }
+    let db = if bump > 0 {
+        if let Err(e) = store.bump_revision_and_compact(bump as i64) {
+            return fail(EXIT_ERROR, &e.to_string());
+        }
+        store.encode()
+    } else {
+        db
+    };
     let ids: Vec<u64> = cluster.iter().map(|(_, u)| member_id(u, &token)).collect();
     let dir = RestoredDataDir {
         member_id: member_id(mine, &token),

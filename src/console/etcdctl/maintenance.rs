@@ -463,3 +463,86 @@ pub fn snapshot_restore(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     }
     Ok(())
 }
+
+/// `check perf`: the load test of etcdctl 3.4 (ctlv3/command/check.go), run against the
+/// simulated cluster: its network latency and each member's fsync decide the result.
+pub fn check_perf(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
+    // (writes per second, clients) for each load; every load runs 60 s.
+    let load = p.str("load").unwrap_or("s");
+    let rate: u64 = match load {
+        "s" => 150,
+        "m" => 1_000,
+        "l" => 8_000,
+        "xl" => 15_000,
+        other => {
+            return Err(Exit::new(
+                EXIT_BAD_ARGS,
+                format!("unknown load option {other}"),
+            ))
+        }
+    };
+    let prefix = p
+        .str("prefix")
+        .unwrap_or("/etcdctl-check-perf/")
+        .to_string();
+    let existing = ctx.call(|w, ep, t| {
+        let range = crate::mvcc::RangeRequest {
+            range_end: crate::mvcc::prefix_range_end(prefix.as_bytes()),
+            limit: 1,
+            ..crate::mvcc::RangeRequest::key(prefix.as_bytes().to_vec())
+        };
+        w.kv(ep, crate::mvcc::Request::Range(range), false, t)
+    });
+    match existing {
+        Ok(reply) => {
+            if let crate::mvcc::Response::Range(r) = reply.body {
+                if !r.kvs.is_empty() {
+                    let msg = format!("prefix {prefix:?} has keys. Delete with etcdctl del --prefix {prefix} first.");
+                    return Err(Exit::new(super::EXIT_INVALID_INPUT, msg));
+                }
+            }
+        }
+        Err(e) => return Err(ctx.fail(EXIT_ERROR, &e, |s| s)),
+    }
+    const DURATION_S: u64 = 60;
+    let report = ctx
+        .call(|w, ep, _| w.check_perf(ep, rate, DURATION_S * 1000, prefix.as_bytes()))
+        .map_err(|e| ctx.fail(EXIT_ERROR, &e, |s| s))?;
+    // The progress bar's last frame (cheggaaa/pb), then the verdicts.
+    ctx.print(&format!(
+        " {DURATION_S} / {DURATION_S} B{}! 100.00% 1m0s\n",
+        "o".repeat(56)
+    ));
+    let mut ok = true;
+    let rps = report.throughput();
+    if rps / rate as f64 <= 0.9 {
+        ctx.print(&format!(
+            "FAIL: Throughput too low: {} writes/s\n",
+            rps as u64
+        ));
+        ok = false;
+    } else {
+        ctx.print(&format!("PASS: Throughput is {} writes/s\n", rps as u64));
+    }
+    let slowest = report.slowest_s();
+    if slowest > 0.5 {
+        ctx.print(&format!("Slowest request took too long: {slowest:.6}s\n"));
+        ok = false;
+    } else {
+        ctx.print(&format!("PASS: Slowest request took {slowest:.6}s\n"));
+    }
+    let stddev = report.stddev_s();
+    if stddev > 0.1 {
+        ctx.print(&format!("FAIL: Stddev too high: {stddev:.6}s\n"));
+        ok = false;
+    } else {
+        ctx.print(&format!("PASS: Stddev is {stddev:.6}s\n"));
+    }
+    if ok {
+        ctx.print("PASS\n");
+        Ok(())
+    } else {
+        ctx.print("FAIL\n");
+        Err(Exit::quiet(EXIT_ERROR))
+    }
+}

@@ -595,6 +595,40 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         spec: Spec {
+            path: "check perf",
+            use_line: "perf [options]",
+            short: "Check the performance of the etcd cluster",
+            flags: &[
+                flag(
+                    "load",
+                    Kind::Str,
+                    "s",
+                    "The performance check's workload model. Accepted workloads: s(small), m(medium), l(large), xl(xLarge)",
+                ),
+                flag(
+                    "prefix",
+                    Kind::Str,
+                    "/etcdctl-check-perf/",
+                    "The prefix for writing the performance check's keys.",
+                ),
+                flag(
+                    "auto-compact",
+                    Kind::Bool,
+                    "false",
+                    "Compact storage with last revision after test is finished.",
+                ),
+                flag(
+                    "auto-defrag",
+                    Kind::Bool,
+                    "false",
+                    "Defragment storage after test is finished.",
+                ),
+            ],
+        },
+        run: maintenance::check_perf,
+    },
+    Command {
+        spec: Spec {
             path: "defrag",
             use_line: "defrag",
             short: "Defragments the storage of the etcd members with given endpoints",
@@ -730,7 +764,7 @@ fn find_path(args: &[String]) -> (Vec<String>, Vec<String>) {
     let mut path: Vec<String> = Vec::new();
     let mut rest = Vec::new();
     let mut i = 0;
-    let groups = ["lease", "member", "endpoint", "alarm", "snapshot"];
+    let groups = ["lease", "member", "endpoint", "alarm", "snapshot", "check"];
     while i < args.len() {
         let a = &args[i];
         let takes_value = |a: &str| {
@@ -787,7 +821,8 @@ fn dispatch(ctx: &mut Ctx, args: &[String]) -> CmdResult {
     let joined = path.join(" ");
     let Some(cmd) = COMMANDS.iter().find(|c| c.spec.path == joined) else {
         if path.len() == 1
-            && ["lease", "member", "endpoint", "alarm", "snapshot"].contains(&joined.as_str())
+            && ["lease", "member", "endpoint", "alarm", "snapshot", "check"]
+                .contains(&joined.as_str())
         {
             ctx.print(ROOT_HELP);
             return Ok(());
@@ -857,7 +892,7 @@ pub fn init_display(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     }
 }
 
-const ROOT_HELP: &str = "NAME:\n\tetcdctl - A simple command line client for etcd3.\n\nUSAGE:\n\tetcdctl [flags]\n\nVERSION:\n\t3.4.23\n\nAPI VERSION:\n\t3.4\n\n\nCOMMANDS:\n\talarm disarm\t\tDisarms all alarms\n\talarm list\t\tLists all alarms\n\tcompaction\t\tCompacts the event history in etcd\n\tdefrag\t\t\tDefragments the storage of the etcd members with given endpoints\n\tdel\t\t\tRemoves the specified key or range of keys [key, range_end)\n\tendpoint hashkv\t\tPrints the KV history hash for each endpoint in --endpoints\n\tendpoint health\t\tChecks the healthiness of endpoints specified in `--endpoints` flag\n\tendpoint status\t\tPrints out the status of endpoints specified in `--endpoints` flag\n\tget\t\t\tGets the key or a range of keys\n\tlease grant\t\tCreates leases\n\tlease keep-alive\tKeeps leases alive (renew)\n\tlease list\t\tList all active leases\n\tlease revoke\t\tRevokes leases\n\tlease timetolive\tGet lease information\n\tmember add\t\tAdds a member into the cluster\n\tmember list\t\tLists all members in the cluster\n\tmember promote\t\tPromotes a non-voting member in the cluster\n\tmember remove\t\tRemoves a member from the cluster\n\tmove-leader\t\tTransfers leadership to another etcd cluster member.\n\tput\t\t\tPuts the given key into the store\n\tsnapshot restore\tRestores an etcd member snapshot to an etcd directory\n\tsnapshot save\t\tStores an etcd node backend snapshot to a given file\n\tsnapshot status\t\tGets backend snapshot status of a given file\n\ttxn\t\t\tTxn processes all the requests in one transaction\n\tversion\t\t\tPrints the version of etcdctl\n\twatch\t\t\tWatches events stream on keys or prefixes\n";
+const ROOT_HELP: &str = "NAME:\n\tetcdctl - A simple command line client for etcd3.\n\nUSAGE:\n\tetcdctl [flags]\n\nVERSION:\n\t3.4.23\n\nAPI VERSION:\n\t3.4\n\n\nCOMMANDS:\n\talarm disarm\t\tDisarms all alarms\n\talarm list\t\tLists all alarms\n\tcheck perf\t\tCheck the performance of the etcd cluster\n\tcompaction\t\tCompacts the event history in etcd\n\tdefrag\t\t\tDefragments the storage of the etcd members with given endpoints\n\tdel\t\t\tRemoves the specified key or range of keys [key, range_end)\n\tendpoint hashkv\t\tPrints the KV history hash for each endpoint in --endpoints\n\tendpoint health\t\tChecks the healthiness of endpoints specified in `--endpoints` flag\n\tendpoint status\t\tPrints out the status of endpoints specified in `--endpoints` flag\n\tget\t\t\tGets the key or a range of keys\n\tlease grant\t\tCreates leases\n\tlease keep-alive\tKeeps leases alive (renew)\n\tlease list\t\tList all active leases\n\tlease revoke\t\tRevokes leases\n\tlease timetolive\tGet lease information\n\tmember add\t\tAdds a member into the cluster\n\tmember list\t\tLists all members in the cluster\n\tmember promote\t\tPromotes a non-voting member in the cluster\n\tmember remove\t\tRemoves a member from the cluster\n\tmove-leader\t\tTransfers leadership to another etcd cluster member.\n\tput\t\t\tPuts the given key into the store\n\tsnapshot restore\tRestores an etcd member snapshot to an etcd directory\n\tsnapshot save\t\tStores an etcd node backend snapshot to a given file\n\tsnapshot status\t\tGets backend snapshot status of a given file\n\ttxn\t\t\tTxn processes all the requests in one transaction\n\tversion\t\t\tPrints the version of etcdctl\n\twatch\t\t\tWatches events stream on keys or prefixes\n";
 
 #[cfg(test)]
 mod tests;
