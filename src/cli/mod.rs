@@ -8,7 +8,9 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 
 const USAGE: &str =
-    "usage: raftlab run [--members N] [--seed S] [--echo] [--trace OUT.json] [FILE|-]
+    "usage: raftlab run [--members N] [--seed S] [--no-pre-vote] [--no-check-quorum]
+                   [--teach commit-old-terms,no-vote-log-check,forget-vote]
+                   [--echo] [--trace OUT.json] [FILE|-]
 
 Runs a script against a fresh simulated cluster (members m1..mN, default 3; seed default 1).
 One command per line: etcd/kubectl command lines and the simulator's verbs (wait leader,
@@ -19,6 +21,8 @@ With --echo every command is shown as `$ line`, then its output, then `[exit N]`
 struct RunArgs {
     members: usize,
     seed: u64,
+    /// Pre-vote, check-quorum and teaching switches (members and seed are applied last).
+    config: ClusterConfig,
     echo: bool,
     trace: Option<PathBuf>,
     input: Option<PathBuf>,
@@ -29,6 +33,7 @@ fn parse_run(mut parser: lexopt::Parser) -> Result<RunArgs, lexopt::Error> {
     let mut args = RunArgs {
         members: 3,
         seed: 1,
+        config: ClusterConfig::new(3, 1),
         echo: false,
         trace: None,
         input: None,
@@ -43,6 +48,14 @@ fn parse_run(mut parser: lexopt::Parser) -> Result<RunArgs, lexopt::Error> {
                 args.members = n;
             }
             Long("seed") => args.seed = parser.value()?.parse()?,
+            Long("no-pre-vote") => args.config.pre_vote = false,
+            Long("no-check-quorum") => args.config.check_quorum = false,
+            Long("teach") => {
+                let names: String = parser.value()?.parse()?;
+                for name in names.split(',').filter(|n| !n.is_empty()) {
+                    args.config.teach(name)?;
+                }
+            }
             Long("echo") => args.echo = true,
             Long("trace") => args.trace = Some(parser.value()?.into()),
             Value(v) if args.input.is_none() => args.input = Some(v.into()),
@@ -92,7 +105,12 @@ pub fn main() -> i32 {
             return 2;
         }
     };
-    let mut session = Session::new(ClusterConfig::new(args.members, args.seed));
+    let config = ClusterConfig {
+        members: args.members,
+        seed: args.seed,
+        ..args.config
+    };
+    let mut session = Session::new(config);
     session.world.record_trace(args.trace.is_some());
     let run = run_script(&mut session, &text, args.echo);
     let mut stdout = std::io::stdout().lock();

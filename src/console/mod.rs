@@ -109,7 +109,7 @@ impl Session {
     /// The run so far as a script: the commands, with `wait`s for the time between them.
     pub fn export_script(&self) -> String {
         let c = &self.config;
-        let mut out = format!("# raftlab run --members {} --seed {}\n", c.members, c.seed);
+        let mut out = format!("# raftlab run {}\n", c.flags());
         let mut time = 0;
         for entry in &self.history {
             if entry.time_ms > time {
@@ -793,6 +793,20 @@ mod tests {
 
     fn s_for_junk() -> Session {
         session()
+    }
+
+    #[test]
+    fn exported_scripts_carry_the_settings() {
+        let mut config = ClusterConfig::new(5, 9);
+        config.pre_vote = false;
+        config.teach("commit-old-terms").unwrap();
+        assert!(config.teach("nonsense").is_err());
+        let s = Session::new(config);
+        let header = s.export_script().lines().next().unwrap().to_string();
+        assert_eq!(
+            header,
+            "# raftlab run --members 5 --seed 9 --no-pre-vote --teach commit-old-terms"
+        );
     }
 
     #[test]

@@ -4,6 +4,9 @@ use crate::raft::{ConfChange, ConfChangeOp, Config, Durable, Raft, RaftView, Tea
 use crate::sim::{NetConfig, Sim, SimError};
 use serde::Serialize;
 
+/// The most members a simulated cluster may have (the page draws up to 11).
+pub const MAX_MEMBERS: usize = 11;
+
 /// How long a request may take before the client gives up (etcdctl's command timeout).
 pub const REQUEST_TIMEOUT_MS: Millis = 5_000;
 
@@ -38,6 +41,53 @@ impl ClusterConfig {
             teaching: TeachingSwitches::default(),
             net: NetConfig::default(),
         }
+    }
+
+    /// The teaching switches by the names scripts and links use.
+    pub const TEACHING_NAMES: [&'static str; 3] =
+        ["commit-old-terms", "no-vote-log-check", "forget-vote"];
+
+    /// Turns on a teaching switch by name.
+    pub fn teach(&mut self, name: &str) -> Result<(), String> {
+        match name {
+            "commit-old-terms" => self.teaching.commit_old_terms_by_counting = true,
+            "no-vote-log-check" => self.teaching.vote_without_log_check = true,
+            "forget-vote" => self.teaching.forget_vote_on_restart = true,
+            other => {
+                return Err(format!(
+                    "unknown teaching switch {other:?} (one of: {})",
+                    Self::TEACHING_NAMES.join(", ")
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// The `raftlab run` flags that rebuild this configuration, as a script header shows them:
+    /// `--members 3 --seed 7 --no-pre-vote --teach commit-old-terms`.
+    pub fn flags(&self) -> String {
+        let mut out = format!("--members {} --seed {}", self.members, self.seed);
+        if !self.pre_vote {
+            out.push_str(" --no-pre-vote");
+        }
+        if !self.check_quorum {
+            out.push_str(" --no-check-quorum");
+        }
+        let t = &self.teaching;
+        let on: Vec<&str> = [
+            t.commit_old_terms_by_counting,
+            t.vote_without_log_check,
+            t.forget_vote_on_restart,
+        ]
+        .iter()
+        .zip(Self::TEACHING_NAMES)
+        .filter(|(on, _)| **on)
+        .map(|(_, name)| name)
+        .collect();
+        if !on.is_empty() {
+            out.push_str(&format!(" --teach {}", on.join(",")));
+        }
+        out
     }
 
     pub fn raft_config(&self, id: MemberId, voters: &[MemberId]) -> Config {
@@ -104,6 +154,11 @@ impl Sim<Member> {
             }
         }
         Some(view)
+    }
+
+    /// A member's key-value store as the UI shows it (keys, values, revisions).
+    pub fn kv_view(&self, id: MemberId) -> Option<crate::mvcc::StoreView> {
+        self.process(id).map(|m| m.store.view())
     }
 
     pub fn durable(&self, id: MemberId) -> Option<&Durable> {
@@ -232,6 +287,16 @@ impl Sim<Member> {
     /// Starts a new, empty member and proposes adding it (as a voter, or a learner that
     /// receives the log but does not vote). Returns its name.
     pub fn add_member(&mut self, learner: bool) -> Result<MemberId, SimError> {
+        let active = self
+            .member_ids()
+            .into_iter()
+            .filter(|m| !self.is_removed(*m))
+            .count();
+        if active >= MAX_MEMBERS {
+            return Err(SimError::Refused(format!(
+                "a cluster here has at most {MAX_MEMBERS} members"
+            )));
+        }
         let leader = self.leader().ok_or(SimError::NoLeader)?;
         let id = MemberId(self.member_ids().last().map_or(1, |m| m.0 + 1));
         let op = if learner {
