@@ -105,7 +105,7 @@ impl ClusterConfig {
         let mut root = Rng::new(self.seed);
         let ids: Vec<MemberId> = (1..=self.members as u64).map(MemberId).collect();
         let sim_rng = root.split();
-        let cluster = super::cluster_id(&ids);
+        let cluster = super::simulated_cluster_id(&ids);
         let members = ids
             .iter()
             .map(|id| {

@@ -38,30 +38,37 @@ pub fn peer_url(id: MemberId) -> String {
     format!("http://127.0.0.1:{}", port_base(id) + 2380)
 }
 
-/// etcd's member id: the first 8 bytes of sha1(sorted peer URLs + cluster token)
-/// (etcdserver/api/membership/member.go `NewMember`).
-pub fn etcd_id(id: MemberId) -> u64 {
-    let mut hasher = sha1_smol::Sha1::new();
-    hasher.update(peer_url(id).as_bytes());
-    hasher.update(CLUSTER_TOKEN.as_bytes());
-    let digest = hasher.digest().bytes();
-    u64::from_be_bytes([
-        digest[0], digest[1], digest[2], digest[3], digest[4], digest[5], digest[6], digest[7],
-    ])
+fn sha1_u64(data: &[u8]) -> u64 {
+    let digest = sha1_smol::Sha1::from(data).digest().bytes();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    u64::from_be_bytes(first)
+}
+
+/// etcd's member id: the first 8 bytes of sha1(sorted peer URLs joined + cluster token)
+/// (etcdserver/api/membership/member.go `NewMember`, without a time).
+pub fn member_id(peer_urls: &[String], token: &str) -> u64 {
+    let mut urls = peer_urls.to_vec();
+    urls.sort();
+    sha1_u64(format!("{}{token}", urls.concat()).as_bytes())
 }
 
 /// etcd's cluster id: sha1 over the sorted member ids (membership/cluster.go `genID`).
-pub fn cluster_id(members: &[MemberId]) -> u64 {
-    let mut ids: Vec<u64> = members.iter().map(|m| etcd_id(*m)).collect();
+pub fn cluster_id(member_ids: &[u64]) -> u64 {
+    let mut ids = member_ids.to_vec();
     ids.sort_unstable();
-    let mut hasher = sha1_smol::Sha1::new();
-    for id in ids {
-        hasher.update(&id.to_be_bytes());
-    }
-    let digest = hasher.digest().bytes();
-    u64::from_be_bytes([
-        digest[0], digest[1], digest[2], digest[3], digest[4], digest[5], digest[6], digest[7],
-    ])
+    let bytes: Vec<u8> = ids.iter().flat_map(|id| id.to_be_bytes()).collect();
+    sha1_u64(&bytes)
+}
+
+/// The etcd member id of simulated member `id`.
+pub fn etcd_id(id: MemberId) -> u64 {
+    member_id(&[peer_url(id)], CLUSTER_TOKEN)
+}
+
+/// The cluster id of a simulated cluster of `members`.
+pub fn simulated_cluster_id(members: &[MemberId]) -> u64 {
+    cluster_id(&members.iter().map(|m| etcd_id(*m)).collect::<Vec<_>>())
 }
 
 #[cfg(test)]
@@ -71,11 +78,10 @@ mod tests {
     #[test]
     fn ids_derive_as_etcd_derives_them() {
         // The recorded single-member etcd: peer http://127.0.0.1:23800, token fixture-token.
-        let mut h = sha1_smol::Sha1::new();
-        h.update(b"http://127.0.0.1:23800fixture-token");
-        let d = h.digest().bytes();
-        let id = u64::from_be_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]]);
+        let id = member_id(&["http://127.0.0.1:23800".to_string()], "fixture-token");
         assert_eq!(format!("{id:x}"), "e17f1bb8d129776f");
+        // The capture's cluster id (SPEC §7) from that one member.
+        assert_eq!(cluster_id(&[id]), 5309295613060013864);
         assert_ne!(etcd_id(MemberId(1)), etcd_id(MemberId(2)));
         assert_eq!(client_url(MemberId(1)), "http://127.0.0.1:2379");
         assert_eq!(peer_url(MemberId(3)), "http://127.0.0.1:32380");

@@ -104,26 +104,7 @@ pub fn read_data_dir(files: &BTreeMap<String, Vec<u8>>, path: &str) -> Option<Re
     serde_json::from_slice(files.get(path.trim_end_matches('/'))?).ok()
 }
 
-fn sha1_u64(data: &[u8]) -> u64 {
-    let mut h = sha1_smol::Sha1::new();
-    h.update(data);
-    let d = h.digest().bytes();
-    u64::from_be_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
-}
-
-/// etcd `membership.NewMember` without a time: sha1(sorted peer URLs joined + token).
-pub fn member_id(peer_urls: &[String], token: &str) -> u64 {
-    let mut urls = peer_urls.to_vec();
-    urls.sort();
-    sha1_u64(format!("{}{token}", urls.concat()).as_bytes())
-}
-
-fn cluster_id(member_ids: &[u64]) -> u64 {
-    let mut ids = member_ids.to_vec();
-    ids.sort_unstable();
-    let bytes: Vec<u8> = ids.iter().flat_map(|id| id.to_be_bytes()).collect();
-    sha1_u64(&bytes)
-}
+use crate::etcd::{cluster_id, member_id};
 
 /// `etcdutl ARGS`.
 pub fn run(files: &mut BTreeMap<String, Vec<u8>>, words: &[String]) -> Output {
