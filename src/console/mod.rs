@@ -56,6 +56,7 @@ pub struct HistoryEntry {
 #[derive(Clone, Debug)]
 struct Checkpoint {
     world: Cluster,
+    kube: Option<crate::kube::ControlPlane>,
     files: BTreeMap<String, Vec<u8>>,
     history_len: usize,
 }
@@ -80,6 +81,8 @@ pub struct Session {
     /// The run's working directory (`snapshot save`, `etcdutl snapshot restore`): a virtual
     /// filesystem, so the browser and the CLI behave alike.
     pub files: BTreeMap<String, Vec<u8>>,
+    // kube: the mock Kubernetes control plane, once `kube up` started it.
+    pub kube: Option<crate::kube::ControlPlane>,
 }
 
 impl Session {
@@ -87,6 +90,7 @@ impl Session {
         let world = config.build();
         let first = Checkpoint {
             world: world.clone(),
+            kube: None,
             files: BTreeMap::new(),
             history_len: 0,
         };
@@ -99,6 +103,7 @@ impl Session {
             replaying: false,
             command_start: (0, 0),
             files: BTreeMap::new(),
+            kube: None, // kube:
         }
     }
 
@@ -158,10 +163,18 @@ impl Session {
             if next_checkpoint > target {
                 break;
             }
-            self.world.run_until(next_checkpoint);
+            self.advance_until(next_checkpoint);
             self.checkpoint();
         }
-        self.world.run_until(target);
+        self.advance_until(target);
+    }
+
+    // kube: the control plane, when up, acts as virtual time passes.
+    fn advance_until(&mut self, t: Millis) {
+        match &mut self.kube {
+            Some(kube) => kube.run_until(&mut self.world, t),
+            None => self.world.run_until(t),
+        }
     }
 
     /// Handles one event (the UI's single step).
@@ -172,6 +185,7 @@ impl Session {
     fn checkpoint(&mut self) {
         self.checkpoints.push(Checkpoint {
             world: self.world.clone(),
+            kube: self.kube.clone(),
             files: self.files.clone(),
             history_len: self.history.len(),
         });
@@ -205,6 +219,7 @@ impl Session {
         self.checkpoints.truncate(position + 1);
         let checkpoint = self.checkpoints[position].clone();
         self.world = checkpoint.world;
+        self.kube = checkpoint.kube;
         self.files = checkpoint.files;
         let replay: Vec<HistoryEntry> = self.history[checkpoint.history_len..]
             .iter()
@@ -214,12 +229,17 @@ impl Session {
         self.history.truncate(checkpoint.history_len + replay.len());
         self.replaying = true;
         for entry in replay {
-            self.world.run_to_steps(entry.steps);
+            if self.kube.is_some() {
+                // The control plane's own requests are part of the run: let it act again.
+                self.advance_until(entry.time_ms);
+            } else {
+                self.world.run_to_steps(entry.steps);
+            }
             self.world.set_now(entry.time_ms);
             self.execute(&entry.line, entry.stdin.as_deref());
         }
         self.replaying = false;
-        self.world.run_until(t);
+        self.advance_until(t);
         Ok(())
     }
 
@@ -237,6 +257,21 @@ impl Session {
         let tool = match (verb.as_str(), args) {
             ("etcdctl", rest) => Some(etcdctl::etcdctl(self, rest, stdin)),
             ("etcdutl", rest) => Some(etcdctl::etcdutl(self, rest, stdin)),
+            // kube: kubectl talks to the mock apiserver (refused before `kube up`).
+            ("kubectl", rest) => {
+                let out = crate::kube::kubectl::kubectl(
+                    self.kube.as_mut(),
+                    &mut self.world,
+                    &self.files,
+                    rest,
+                    stdin,
+                );
+                Some(Output {
+                    stdout: out.stdout,
+                    stderr: out.stderr,
+                    code: out.code,
+                })
+            }
             ("timeout", [secs, tool, rest @ ..]) if tool == "etcdctl" => {
                 match parse_duration(secs).map(|ms| {
                     if secs.bytes().all(|b| b.is_ascii_digit()) {
@@ -262,6 +297,7 @@ impl Session {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let result = match verb.as_str() {
             "wait" => self.wait(&args),
+            "kube" => self.kube_verb(&args, line), // kube:
             "status" => self.status(&args),
             "kill" | "restart" | "pause" | "resume" | "timeout" => self.member_action(verb, &args, line),
             "transfer" => self.transfer(&args, line),
@@ -325,6 +361,26 @@ impl Session {
                 Ok(Output::default())
             }
             _ => Err("usage: wait leader | wait DURATION".into()),
+        }
+    }
+
+    // kube: `kube up` starts the mock control plane on the cluster, `kube down` stops it.
+    fn kube_verb(&mut self, args: &[&str], line: &str) -> Result<Output, String> {
+        match args {
+            ["up"] if self.kube.is_some() => Err("kube: the control plane is already up".into()),
+            ["up"] => {
+                let kube = crate::kube::ControlPlane::up(&mut self.world, self.config.seed)
+                    .map_err(|e| format!("kube up: {}", e.message))?;
+                self.kube = Some(kube);
+                self.record(line);
+                Ok(Output::default())
+            }
+            ["down"] => {
+                self.kube = None;
+                self.record(line);
+                Ok(Output::default())
+            }
+            _ => Err("usage: kube up | kube down".into()),
         }
     }
 
@@ -735,6 +791,48 @@ mod tests {
         s.run_for(2_000);
         assert_eq!(s.world.trace_hash(), hash_branch);
         assert!(s.rewind_to(999_999).is_err(), "no travel into the future");
+    }
+
+    #[test]
+    fn time_travel_includes_the_kubernetes_control_plane() {
+        let mut s = session();
+        run_script(&mut s, "wait leader\nkube up\nwait 3s\n", false);
+        s.run_for(1_000);
+        let t = s.world.now();
+        let hash_at_t = s.world.trace_hash();
+        let manifest = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n";
+        s.execute("kubectl apply -f -", Some(manifest));
+        s.run_for(5_000);
+        let after = s.world.trace_hash();
+        s.rewind_to(t).unwrap();
+        assert_eq!(s.world.trace_hash(), hash_at_t);
+        s.execute("kubectl apply -f -", Some(manifest));
+        s.run_for(5_000);
+        assert_eq!(
+            s.world.trace_hash(),
+            after,
+            "replaying the same commands with the control plane gives the same run"
+        );
+    }
+
+    #[test]
+    fn the_control_plane_does_not_depend_on_how_time_is_sliced() {
+        let manifest = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n";
+        let run = |slice: Millis| {
+            let mut s = session();
+            run_script(&mut s, "wait leader\nkube up\n", false);
+            s.execute("kubectl apply -f -", Some(manifest));
+            let end = s.world.now() + 8_000;
+            while s.world.now() < end {
+                s.run_for(slice.min(end - s.world.now()));
+            }
+            (s.world.now(), s.world.trace_hash())
+        };
+        assert_eq!(
+            run(37),
+            run(8_000),
+            "frames of 37 ms and one 8 s step give the same run"
+        );
     }
 
     #[test]

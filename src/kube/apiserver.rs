@@ -1,0 +1,826 @@
+//! The mock kube-apiserver: the only etcd client of the control plane. Objects live under
+//! `/registry/...`, stored as JSON (the apiserver's `application/json` storage media type);
+//! resourceVersion is the key's mod_revision; create is a txn on mod_revision = 0, update a
+//! compare-and-swap on mod_revision with retry (AS `pkg/storage/etcd3/store.go`). A watch
+//! cache, fed by an etcd watch on `/registry/`, serves informers (LIST/WATCH with RV "0").
+
+use super::meta::{self, ApiError, Resource};
+use crate::base::{MemberId, Millis, Rng};
+use crate::etcd::{ClientError, Cluster, EPOCH_UNIX_MS};
+use crate::mvcc::{
+    self, Compare, CompareResult, CompareTarget, DeleteRangeRequest, EventType, KeyValue,
+    PutRequest, RangeRequest, Request, RequestOp, Response, ResponseOp, TxnRequest, WatchRequest,
+};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// How long the apiserver's etcd client waits for an answer; etcd itself gives up on a
+/// proposal after about this long ("etcdserver: request timed out").
+pub const ETCD_TIMEOUT_MS: Millis = 7_000;
+/// Events the watch cache keeps for watches that resume from a resourceVersion.
+const WATCH_HISTORY: usize = 2_000;
+/// `--etcd-compaction-interval` (5m).
+pub const COMPACTION_INTERVAL_MS: Millis = 300_000;
+/// GuaranteedUpdate retries on a changed mod_revision before giving up.
+const CAS_RETRIES: usize = 8;
+const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchKind {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl WatchKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            WatchKind::Added => "ADDED",
+            WatchKind::Modified => "MODIFIED",
+            WatchKind::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One change seen by the watch cache.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WatchEvent {
+    pub kind: WatchKind,
+    pub key: String,
+    pub object: Value,
+    pub revision: i64,
+}
+
+/// Which part of an object an update may change (the main resource or `/status`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subresource {
+    Main,
+    Status,
+}
+
+#[derive(Clone, Debug)]
+pub struct ApiServer {
+    endpoint: MemberId,
+    /// The watch cache: every object under `/registry/`, by key, with its resourceVersion.
+    cache: BTreeMap<String, Value>,
+    cache_rev: i64,
+    history: Vec<WatchEvent>,
+    /// Oldest revision the history still covers (a watch from before it is "too old").
+    history_start: i64,
+    /// False while etcd cannot be watched (no leader): the cache is stale.
+    pub cache_healthy: bool,
+    rng: Rng,
+    /// Compactor state: the revision seen one interval ago and `compact_rev_key`'s version.
+    compact_prev_rev: i64,
+    compact_key_version: i64,
+    next_compaction_ms: Millis,
+}
+
+fn etcd_error(e: ClientError) -> ApiError {
+    ApiError::internal(match e {
+        ClientError::DeadlineExceeded => "etcdserver: request timed out".to_string(),
+        other => other.to_string(),
+    })
+}
+
+impl ApiServer {
+    pub fn new(world: &Cluster, rng: Rng) -> ApiServer {
+        let endpoint = world.member_ids().first().copied().unwrap_or(MemberId(1));
+        ApiServer {
+            endpoint,
+            cache: BTreeMap::new(),
+            cache_rev: 0,
+            history: Vec::new(),
+            history_start: 0,
+            cache_healthy: false,
+            rng,
+            compact_prev_rev: 0,
+            compact_key_version: 0,
+            next_compaction_ms: world.now() + COMPACTION_INTERVAL_MS,
+        }
+    }
+
+    /// The member the etcd client talks to: the same one while it is up, else the next
+    /// running member (`--etcd-servers` lists them all).
+    fn endpoint(&mut self, world: &Cluster) -> MemberId {
+        if !world.is_running(self.endpoint) {
+            if let Some(m) = world
+                .member_ids()
+                .into_iter()
+                .find(|m| world.is_running(*m))
+            {
+                self.endpoint = m;
+            }
+        }
+        self.endpoint
+    }
+
+    fn etcd(&mut self, world: &mut Cluster, req: Request) -> Result<Response, ApiError> {
+        let ep = self.endpoint(world);
+        world
+            .kv(ep, req, false, ETCD_TIMEOUT_MS)
+            .map(|r| r.body)
+            .map_err(etcd_error)
+    }
+
+    // ----- encoding ---------------------------------------------------------------------
+
+    /// Storage encoding: JSON (the apiserver's `application/json` storage media type),
+    /// without resourceVersion (that is the etcd mod_revision), newline-terminated.
+    fn encode(&self, obj: &Value) -> Vec<u8> {
+        let mut stored = obj.clone();
+        if let Some(m) = stored.get_mut("metadata").and_then(Value::as_object_mut) {
+            m.remove("resourceVersion");
+        }
+        let mut bytes = serde_json::to_vec(&stored).unwrap_or_default();
+        bytes.push(b'\n');
+        bytes
+    }
+
+    fn decode(&self, kv: &KeyValue) -> Result<Value, ApiError> {
+        let key = String::from_utf8_lossy(&kv.key);
+        // Encryption at rest is not implemented yet: an encrypted value cannot be read.
+        if kv.value.starts_with(b"k8s:enc:") {
+            return Err(ApiError::internal(format!(
+                "no matching prefix found for {key}: the value is encrypted and no encryption provider is configured"
+            )));
+        }
+        let plain = kv.value.clone();
+        let mut v: Value = serde_json::from_slice(&plain)
+            .map_err(|e| ApiError::internal(format!("unable to decode {key}: {e}")))?;
+        meta::obj_mut(&mut v, &["metadata"])
+            .insert("resourceVersion".into(), json!(kv.mod_revision.to_string()));
+        Ok(v)
+    }
+
+    // ----- the REST verbs ---------------------------------------------------------------
+
+    /// GET with resourceVersion unset: a quorum read from etcd.
+    pub fn get(
+        &mut self,
+        world: &mut Cluster,
+        r: &Resource,
+        ns: &str,
+        name: &str,
+    ) -> Result<Value, ApiError> {
+        self.get_kv(world, r, ns, name)
+            .and_then(|kv| self.decode(&kv))
+    }
+
+    fn get_kv(
+        &mut self,
+        world: &mut Cluster,
+        r: &Resource,
+        ns: &str,
+        name: &str,
+    ) -> Result<KeyValue, ApiError> {
+        let key = r.key(ns, name);
+        match self.etcd(world, Request::Range(RangeRequest::key(key)))? {
+            Response::Range(rr) => rr
+                .kvs
+                .into_iter()
+                .next()
+                .ok_or_else(|| ApiError::not_found(r, name)),
+            _ => Err(ApiError::internal("unexpected etcd response".into())),
+        }
+    }
+
+    /// LIST with resourceVersion unset: a range over the prefix; the list's RV is the header
+    /// revision.
+    pub fn list(
+        &mut self,
+        world: &mut Cluster,
+        r: &Resource,
+        ns: Option<&str>,
+    ) -> Result<(Vec<Value>, i64), ApiError> {
+        let req = RangeRequest::prefix(r.list_prefix(ns));
+        match self.etcd(world, Request::Range(req))? {
+            Response::Range(rr) => {
+                let items = rr
+                    .kvs
+                    .iter()
+                    .map(|kv| self.decode(kv))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok((items, rr.revision))
+            }
+            _ => Err(ApiError::internal("unexpected etcd response".into())),
+        }
+    }
+
+    /// POST: defaults and metadata filled in, then a txn `If(ModRevision(key)==0) Then Put`.
+    pub fn create(
+        &mut self,
+        world: &mut Cluster,
+        r: &Resource,
+        mut obj: Value,
+    ) -> Result<Value, ApiError> {
+        if !obj.is_object() {
+            return Err(ApiError::bad_request(
+                "the body of the request was not an object".into(),
+            ));
+        }
+        let now = world.now();
+        let ns = if r.namespaced {
+            let ns = match meta::namespace(&obj) {
+                "" => "default".to_string(),
+                ns => ns.to_string(),
+            };
+            if r.kind != "Namespace" && !self.namespace_exists(world, &ns)? {
+                return Err(ApiError::not_found(&super::meta::NAMESPACES, &ns));
+            }
+            ns
+        } else {
+            String::new()
+        };
+        let mut name = meta::name(&obj).to_string();
+        if name.is_empty() {
+            let base = meta::str_at(&obj, &["metadata", "generateName"]).to_string();
+            if base.is_empty() {
+                return Err(ApiError::invalid(format!(
+                    "{} \"\" is invalid: metadata.name: Required value: name or generateName is required",
+                    kind_for_errors(r)
+                )));
+            }
+            name = format!("{base}{}", self.random_suffix());
+        }
+        validate(r, &name, &obj)?;
+        {
+            let m = meta::obj_mut(&mut obj, &["metadata"]);
+            m.remove("resourceVersion");
+            m.insert("name".into(), json!(name));
+            if r.namespaced {
+                m.insert("namespace".into(), json!(ns));
+            } else {
+                m.remove("namespace");
+            }
+            m.insert("uid".into(), json!(self.uid()));
+            m.insert("creationTimestamp".into(), json!(meta::timestamp(now)));
+            if matches!(r.kind, "Deployment" | "ReplicaSet") {
+                m.insert("generation".into(), json!(1));
+            }
+        }
+        if let Some(o) = obj.as_object_mut() {
+            o.insert("apiVersion".into(), json!(r.api_version()));
+            o.insert("kind".into(), json!(r.kind));
+        }
+        super::defaults::apply(r, &mut obj, now);
+        let key = r.key(&ns, &name);
+        let value = self.encode(&obj);
+        let txn = TxnRequest {
+            compare: vec![Compare::new(
+                key.clone(),
+                CompareResult::Equal,
+                CompareTarget::Mod(0),
+            )],
+            success: vec![RequestOp::Put(PutRequest::new(key, value))],
+            failure: Vec::new(),
+        };
+        match self.etcd(world, Request::Txn(txn))? {
+            Response::Txn(t) if t.succeeded => {
+                meta::obj_mut(&mut obj, &["metadata"])
+                    .insert("resourceVersion".into(), json!(t.revision.to_string()));
+                Ok(obj)
+            }
+            _ => Err(ApiError::already_exists(r, &name)),
+        }
+    }
+
+    fn namespace_exists(&mut self, world: &mut Cluster, ns: &str) -> Result<bool, ApiError> {
+        let key = meta::NAMESPACES.key("", ns);
+        if self.cache.contains_key(&key) {
+            return Ok(true);
+        }
+        match self.get_kv(world, &meta::NAMESPACES, "", ns) {
+            Ok(_) => Ok(true),
+            Err(e) if e.code == 404 => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// PUT: GuaranteedUpdate. A client resourceVersion that is not the current one is a
+    /// Conflict; otherwise the write is a CAS on mod_revision, retried on a race.
+    pub fn update(
+        &mut self,
+        world: &mut Cluster,
+        r: &Resource,
+        obj: Value,
+        sub: Subresource,
+    ) -> Result<Value, ApiError> {
+        let ns = if r.namespaced {
+            match meta::namespace(&obj) {
+                "" => "default".to_string(),
+                ns => ns.to_string(),
+            }
+        } else {
+            String::new()
+        };
+        let name = meta::name(&obj).to_string();
+        let client_rv = meta::resource_version(&obj);
+        self.guaranteed_update(world, r, &ns, &name, |cur| {
+            if client_rv != 0 && client_rv != meta::resource_version(cur) {
+                return Err(ApiError::conflict(r, &name));
+            }
+            Ok(merge_update(r, cur, &obj, sub))
+        })
+    }
+
+    /// Reads the current object, applies `try_update`, and writes it back with a CAS on its
+    /// mod_revision; an identical result is not written (the RV stays).
+    pub fn guaranteed_update(
+        &mut self,
+        world: &mut Cluster,
+        r: &Resource,
+        ns: &str,
+        name: &str,
+        mut try_update: impl FnMut(&Value) -> Result<Value, ApiError>,
+    ) -> Result<Value, ApiError> {
+        let key = r.key(ns, name);
+        let mut kv = self.get_kv(world, r, ns, name)?;
+        for _ in 0..CAS_RETRIES {
+            let cur = self.decode(&kv)?;
+            let mut new = try_update(&cur)?;
+            // metadata.generation counts changes of the spec (not of status or metadata).
+            if let Some(g) = meta::i64_at(&cur, &["metadata", "generation"]) {
+                let changed = cur.get("spec") != new.get("spec");
+                meta::obj_mut(&mut new, &["metadata"])
+                    .insert("generation".into(), json!(if changed { g + 1 } else { g }));
+            }
+            let cur_plain = strip_rv(&cur);
+            if strip_rv(&new) == cur_plain {
+                return Ok(cur);
+            }
+            validate(r, name, &new)?;
+            let value = self.encode(&new);
+            let txn = TxnRequest {
+                compare: vec![Compare::new(
+                    key.clone(),
+                    CompareResult::Equal,
+                    CompareTarget::Mod(kv.mod_revision),
+                )],
+                success: vec![RequestOp::Put(PutRequest::new(key.clone(), value))],
+                failure: vec![RequestOp::Range(RangeRequest::key(key.clone()))],
+            };
+            match self.etcd(world, Request::Txn(txn))? {
+                Response::Txn(t) if t.succeeded => {
+                    meta::obj_mut(&mut new, &["metadata"])
+                        .insert("resourceVersion".into(), json!(t.revision.to_string()));
+                    return Ok(new);
+                }
+                Response::Txn(t) => match first_kv(&t.responses) {
+                    Some(latest) => kv = latest,
+                    None => return Err(ApiError::not_found(r, name)),
+                },
+                _ => return Err(ApiError::internal("unexpected etcd response".into())),
+            }
+        }
+        Err(ApiError::conflict(r, name))
+    }
+
+    /// DELETE. A pod on a node is deleted gracefully: the first DELETE only sets
+    /// `deletionTimestamp`, and the kubelet's DELETE with grace 0 removes it.
+    pub fn delete(
+        &mut self,
+        world: &mut Cluster,
+        r: &Resource,
+        ns: &str,
+        name: &str,
+        grace_zero: bool,
+    ) -> Result<Value, ApiError> {
+        let key = r.key(ns, name);
+        let mut kv = self.get_kv(world, r, ns, name)?;
+        let now = world.now();
+        for _ in 0..CAS_RETRIES {
+            let cur = self.decode(&kv)?;
+            let bound = !meta::str_at(&cur, &["spec", "nodeName"]).is_empty();
+            let terminal = matches!(
+                meta::str_at(&cur, &["status", "phase"]),
+                "Succeeded" | "Failed"
+            );
+            if r.kind == "Pod" && bound && !terminal && !grace_zero {
+                if meta::at(&cur, &["metadata", "deletionTimestamp"]).is_some() {
+                    return Ok(cur);
+                }
+                return self.guaranteed_update(world, r, ns, name, |cur| {
+                    let mut new = cur.clone();
+                    let m = meta::obj_mut(&mut new, &["metadata"]);
+                    m.insert(
+                        "deletionTimestamp".into(),
+                        json!(meta::timestamp(now + 30_000)),
+                    );
+                    m.insert("deletionGracePeriodSeconds".into(), json!(30));
+                    Ok(new)
+                });
+            }
+            let txn = TxnRequest {
+                compare: vec![Compare::new(
+                    key.clone(),
+                    CompareResult::Equal,
+                    CompareTarget::Mod(kv.mod_revision),
+                )],
+                success: vec![RequestOp::DeleteRange(DeleteRangeRequest::key(key.clone()))],
+                failure: vec![RequestOp::Range(RangeRequest::key(key.clone()))],
+            };
+            match self.etcd(world, Request::Txn(txn))? {
+                Response::Txn(t) if t.succeeded => return Ok(cur),
+                Response::Txn(t) => match first_kv(&t.responses) {
+                    Some(latest) => kv = latest,
+                    None => return Err(ApiError::not_found(r, name)),
+                },
+                _ => return Err(ApiError::internal("unexpected etcd response".into())),
+            }
+        }
+        Err(ApiError::conflict(r, name))
+    }
+
+    // ----- the watch cache --------------------------------------------------------------
+
+    /// Catches the watch cache up with etcd: a watch on `/registry/` resumed from the last
+    /// revision seen (a re-LIST when that revision was compacted).
+    pub fn sync(&mut self, world: &mut Cluster) {
+        let ep = self.endpoint(world);
+        if self.cache_rev == 0 {
+            self.relist(world);
+            return;
+        }
+        let (key, range_end) = mvcc::prefix_bounds(b"/registry/".to_vec());
+        let req = WatchRequest {
+            key,
+            range_end,
+            start_revision: self.cache_rev + 1,
+            prev_kv: true,
+            ..WatchRequest::default()
+        };
+        let Ok(responses) = world.watch(ep, req, 0) else {
+            self.cache_healthy = false;
+            return;
+        };
+        self.cache_healthy = true;
+        for (_, resp) in responses {
+            if resp.canceled {
+                self.relist(world);
+                return;
+            }
+            for ev in resp.events {
+                self.apply_event(ev);
+            }
+            self.cache_rev = self.cache_rev.max(resp.revision);
+        }
+    }
+
+    fn relist(&mut self, world: &mut Cluster) {
+        let req = RangeRequest::prefix("/registry/");
+        let ep = self.endpoint(world);
+        let Ok(reply) = world.kv(ep, Request::Range(req), false, ETCD_TIMEOUT_MS) else {
+            self.cache_healthy = false;
+            return;
+        };
+        let Response::Range(rr) = reply.body else {
+            return;
+        };
+        self.cache.clear();
+        for kv in &rr.kvs {
+            if let Ok(v) = self.decode(kv) {
+                self.cache
+                    .insert(String::from_utf8_lossy(&kv.key).into_owned(), v);
+            }
+        }
+        self.cache_rev = rr.revision;
+        self.history.clear();
+        self.history_start = rr.revision + 1;
+        self.cache_healthy = true;
+    }
+
+    fn apply_event(&mut self, ev: mvcc::Event) {
+        let key = String::from_utf8_lossy(&ev.kv.key).into_owned();
+        let revision = ev.kv.mod_revision;
+        let (kind, object) = match ev.kind {
+            EventType::Put => {
+                let Ok(obj) = self.decode(&ev.kv) else {
+                    return;
+                };
+                self.cache.insert(key.clone(), obj.clone());
+                let kind = if ev.kv.create_revision == ev.kv.mod_revision {
+                    WatchKind::Added
+                } else {
+                    WatchKind::Modified
+                };
+                (kind, obj)
+            }
+            EventType::Delete => {
+                let Some(mut obj) = self.cache.remove(&key) else {
+                    return;
+                };
+                meta::obj_mut(&mut obj, &["metadata"])
+                    .insert("resourceVersion".into(), json!(revision.to_string()));
+                (WatchKind::Deleted, obj)
+            }
+        };
+        self.history.push(WatchEvent {
+            kind,
+            key,
+            object,
+            revision,
+        });
+        if self.history.len() > WATCH_HISTORY {
+            let drop = self.history.len() - WATCH_HISTORY;
+            self.history.drain(..drop);
+            self.history_start = self.history.first().map_or(revision, |e| e.revision);
+        }
+    }
+
+    /// LIST with resourceVersion "0": from the watch cache (what informers start from).
+    pub fn list_cached(&self, r: &Resource, ns: Option<&str>) -> Vec<Value> {
+        let prefix = r.list_prefix(ns);
+        self.cache
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .filter(|(k, _)| !r.namespaced || ns.is_some() || k[prefix.len()..].contains('/'))
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    pub fn get_cached(&self, r: &Resource, ns: &str, name: &str) -> Option<&Value> {
+        self.cache.get(&r.key(ns, name))
+    }
+
+    pub fn cache_revision(&self) -> i64 {
+        self.cache_rev
+    }
+
+    /// WATCH from `rv` (exclusive): the cached events of resource `r` after it, or 410
+    /// "too old resource version" when the cache's history no longer reaches back that far.
+    pub fn watch(
+        &self,
+        r: &Resource,
+        ns: Option<&str>,
+        rv: i64,
+    ) -> Result<Vec<WatchEvent>, ApiError> {
+        if rv + 1 < self.history_start {
+            return Err(ApiError::gone(format!(
+                "too old resource version: {rv} ({})",
+                self.history_start - 1
+            )));
+        }
+        let prefix = r.list_prefix(ns);
+        Ok(self
+            .history
+            .iter()
+            .filter(|e| e.revision > rv && e.key.starts_with(&prefix))
+            .cloned()
+            .collect())
+    }
+
+    /// The periodic compactor (AS `pkg/storage/etcd3/compact.go`): every interval, a txn on
+    /// `compact_rev_key`'s version elects this apiserver, which compacts to the revision it
+    /// saw one interval earlier.
+    pub fn maybe_compact(&mut self, world: &mut Cluster) {
+        if world.now() < self.next_compaction_ms {
+            return;
+        }
+        self.next_compaction_ms = world.now() + COMPACTION_INTERVAL_MS;
+        let key = b"compact_rev_key".to_vec();
+        let txn = TxnRequest {
+            compare: vec![Compare::new(
+                key.clone(),
+                CompareResult::Equal,
+                CompareTarget::Version(self.compact_key_version),
+            )],
+            success: vec![RequestOp::Put(PutRequest::new(
+                key.clone(),
+                self.compact_prev_rev.to_string(),
+            ))],
+            failure: vec![RequestOp::Range(RangeRequest::key(key))],
+        };
+        let Ok(Response::Txn(t)) = self.etcd(world, Request::Txn(txn)) else {
+            return;
+        };
+        let prev = self.compact_prev_rev;
+        if t.succeeded {
+            self.compact_key_version += 1;
+            self.compact_prev_rev = t.revision;
+            if prev > 0 {
+                let ep = self.endpoint(world);
+                let _ = world.compact(ep, prev, false, ETCD_TIMEOUT_MS);
+            }
+        } else if let Some(kv) = first_kv(&t.responses) {
+            self.compact_key_version = kv.version;
+        }
+    }
+
+    // ----- ids --------------------------------------------------------------------------
+
+    fn random_suffix(&mut self) -> String {
+        (0..5)
+            .map(|_| NAME_ALPHABET[self.rng.range(0, NAME_ALPHABET.len() as u64) as usize] as char)
+            .collect()
+    }
+
+    fn uid(&mut self) -> String {
+        let a = self.rng.next_u64();
+        let b = self.rng.next_u64();
+        let hex = format!("{a:016x}{b:016x}");
+        format!(
+            "{}-{}-4{}-{}{}-{}",
+            &hex[0..8],
+            &hex[8..12],
+            &hex[13..16],
+            ["8", "9", "a", "b"][(b & 3) as usize],
+            &hex[17..20],
+            &hex[20..32]
+        )
+    }
+
+    /// An Event about `involved` (names are `<object>.<hex unix nanos>`, as client-go makes).
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_event(
+        &mut self,
+        world: &mut Cluster,
+        involved: &Value,
+        kind: &str,
+        event_type: &str,
+        reason: &str,
+        message: &str,
+        component: &str,
+        host: Option<&str>,
+    ) -> Result<(), ApiError> {
+        let now = world.now();
+        let ns = match meta::namespace(involved) {
+            "" => "default",
+            ns => ns,
+        }
+        .to_string();
+        let nanos = (EPOCH_UNIX_MS + now) * 1_000_000 + self.rng.range(0, 1_000_000);
+        let name = format!("{}.{nanos:x}", meta::name(involved));
+        let api_version = meta::str_at(involved, &["apiVersion"]);
+        let mut source = json!({"component": component});
+        if let Some(h) = host {
+            source["host"] = json!(h);
+        }
+        let event = json!({
+            "metadata": {"name": name, "namespace": ns},
+            "involvedObject": {
+                "kind": kind,
+                "namespace": meta::namespace(involved),
+                "name": meta::name(involved),
+                "uid": meta::uid(involved),
+                "apiVersion": api_version,
+                "resourceVersion": meta::str_at(involved, &["metadata", "resourceVersion"]),
+            },
+            "reason": reason,
+            "message": message,
+            "source": source,
+            "firstTimestamp": meta::timestamp(now),
+            "lastTimestamp": meta::timestamp(now),
+            "count": 1,
+            "type": event_type,
+            "eventTime": null,
+            "reportingComponent": "",
+            "reportingInstance": "",
+        });
+        self.create(world, &meta::EVENTS, event).map(|_| ())
+    }
+}
+
+fn first_kv(responses: &[ResponseOp]) -> Option<KeyValue> {
+    match responses.first() {
+        Some(ResponseOp::Range(rr)) => rr.kvs.first().cloned(),
+        _ => None,
+    }
+}
+
+fn strip_rv(v: &Value) -> Value {
+    let mut v = v.clone();
+    if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+        m.remove("resourceVersion");
+    }
+    v
+}
+
+fn kind_for_errors(r: &Resource) -> String {
+    if r.group.is_empty() {
+        r.kind.to_string()
+    } else {
+        format!("{}.{}", r.kind, r.group)
+    }
+}
+
+/// The object a PUT stores: identity from the current object; the main resource keeps the
+/// current status, `/status` keeps everything but the status.
+fn merge_update(r: &Resource, cur: &Value, obj: &Value, sub: Subresource) -> Value {
+    let has_status = matches!(
+        r.kind,
+        "Deployment" | "ReplicaSet" | "Pod" | "Node" | "Namespace"
+    );
+    let mut new = match sub {
+        Subresource::Main => obj.clone(),
+        Subresource::Status => {
+            let mut n = cur.clone();
+            if let Some(s) = obj.get("status") {
+                n["status"] = s.clone();
+            }
+            n
+        }
+    };
+    if sub == Subresource::Main && has_status {
+        match cur.get("status") {
+            Some(s) => new["status"] = s.clone(),
+            None => {
+                if let Some(o) = new.as_object_mut() {
+                    o.remove("status");
+                }
+            }
+        }
+    }
+    for field in [
+        "uid",
+        "creationTimestamp",
+        "namespace",
+        "name",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+    ] {
+        let m = meta::obj_mut(&mut new, &["metadata"]);
+        match cur.get("metadata").and_then(|m| m.get(field)) {
+            Some(v) => {
+                m.insert(field.into(), v.clone());
+            }
+            None => {
+                m.remove(field);
+            }
+        }
+    }
+    if let Some(o) = new.as_object_mut() {
+        o.insert("apiVersion".into(), json!(r.api_version()));
+        o.insert("kind".into(), json!(r.kind));
+    }
+    super::defaults::apply(r, &mut new, 0);
+    new
+}
+
+/// The few validations that the lessons run into.
+fn validate(r: &Resource, name: &str, obj: &Value) -> Result<(), ApiError> {
+    let invalid = |field: &str, what: &str| {
+        Err(ApiError::invalid(format!(
+            "{} \"{name}\" is invalid: {field}: {what}",
+            kind_for_errors(r)
+        )))
+    };
+    let name_ok = !name.is_empty()
+        && name.len() <= 253
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        && name.as_bytes()[0].is_ascii_alphanumeric()
+        && name.as_bytes()[name.len() - 1].is_ascii_alphanumeric();
+    if !name_ok {
+        return invalid(
+            "metadata.name",
+            &format!("Invalid value: \"{name}\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"),
+        );
+    }
+    let containers = |spec: Option<&Value>| {
+        spec.and_then(|s| s.get("containers"))
+            .and_then(Value::as_array)
+            .is_some_and(|c| !c.is_empty())
+    };
+    match r.kind {
+        "Deployment" | "ReplicaSet" => {
+            let Some(selector) = meta::at(obj, &["spec", "selector"]) else {
+                return invalid("spec.selector", "Required value");
+            };
+            let template_labels = meta::at(obj, &["spec", "template", "metadata", "labels"])
+                .and_then(Value::as_object)
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default();
+            if !meta::selects(selector, &template_labels) {
+                let shown = template_labels
+                    .iter()
+                    .map(|(k, v)| format!("{k:?}:{v:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return invalid(
+                    "spec.template.metadata.labels",
+                    &format!("Invalid value: map[string]string{{{shown}}}: `selector` does not match template `labels`"),
+                );
+            }
+            if !containers(meta::at(obj, &["spec", "template", "spec"])) {
+                return invalid("spec.template.spec.containers", "Required value");
+            }
+            if meta::i64_at(obj, &["spec", "replicas"]).is_some_and(|n| n < 0) {
+                return invalid(
+                    "spec.replicas",
+                    "Invalid value: must be greater than or equal to 0",
+                );
+            }
+        }
+        "Pod" if !containers(obj.get("spec")) => {
+            return invalid("spec.containers", "Required value");
+        }
+        _ => {}
+    }
+    Ok(())
+}

@@ -1,0 +1,187 @@
+//! The API server against a real simulated etcd: create as a txn on mod_revision = 0,
+//! resourceVersion = mod_revision, CAS updates and the Conflict error, watch resumption and
+//! "too old resource version".
+
+use super::apiserver::{ApiServer, Subresource, WatchKind};
+use super::meta::{self, CONFIGMAPS, DEPLOYMENTS};
+use super::ControlPlane;
+use crate::base::Rng;
+use crate::etcd::{Cluster, ClusterConfig};
+use serde_json::json;
+
+fn world() -> Cluster {
+    let mut w = ClusterConfig::new(3, 1).build();
+    assert!(w.run_until_cond(10_000, |c| c.ready_leader().is_some()));
+    w
+}
+
+#[test]
+fn create_get_update_delete_follow_mod_revisions_and_conflicts() {
+    let mut w = world();
+    let mut cp = ControlPlane::up(&mut w, 1).unwrap();
+    let api = &mut cp.api;
+    let cm = json!({"metadata": {"name": "cfg"}, "data": {"a": "1"}});
+    let created = api.create(&mut w, &CONFIGMAPS, cm.clone()).unwrap();
+    let rv = meta::resource_version(&created);
+    assert!(rv > 0);
+    let again = api.create(&mut w, &CONFIGMAPS, cm).unwrap_err();
+    assert_eq!(
+        again.to_string(),
+        "Error from server (AlreadyExists): configmaps \"cfg\" already exists"
+    );
+    let got = api.get(&mut w, &CONFIGMAPS, "default", "cfg").unwrap();
+    assert_eq!(
+        meta::resource_version(&got),
+        rv,
+        "resourceVersion is the mod_revision"
+    );
+
+    let mut changed = got.clone();
+    changed["data"]["a"] = json!("2");
+    let updated = api
+        .update(&mut w, &CONFIGMAPS, changed.clone(), Subresource::Main)
+        .unwrap();
+    assert!(meta::resource_version(&updated) > rv);
+    // The same update again carries the old resourceVersion: a Conflict.
+    let stale = api
+        .update(&mut w, &CONFIGMAPS, changed, Subresource::Main)
+        .unwrap_err();
+    assert_eq!(stale.reason, "Conflict");
+    assert!(stale.message.contains("the object has been modified"));
+    // An identical write is not written: the resourceVersion stays.
+    let same = api
+        .update(&mut w, &CONFIGMAPS, updated.clone(), Subresource::Main)
+        .unwrap();
+    assert_eq!(
+        meta::resource_version(&same),
+        meta::resource_version(&updated)
+    );
+
+    api.delete(&mut w, &CONFIGMAPS, "default", "cfg", false)
+        .unwrap();
+    let gone = api.get(&mut w, &CONFIGMAPS, "default", "cfg").unwrap_err();
+    assert_eq!(gone.code, 404);
+}
+
+#[test]
+fn watches_resume_from_a_resource_version_and_expire_after_compaction() {
+    let mut w = world();
+    let mut api = ApiServer::new(&w, Rng::new(3));
+    api.create(
+        &mut w,
+        &meta::NAMESPACES,
+        json!({"metadata": {"name": "default"}}),
+    )
+    .unwrap();
+    api.sync(&mut w);
+    let start = api.cache_revision();
+    for i in 0..3 {
+        let cm = json!({"metadata": {"name": format!("c{i}")}, "data": {}});
+        api.create(&mut w, &CONFIGMAPS, cm).unwrap();
+    }
+    api.delete(&mut w, &CONFIGMAPS, "default", "c0", false)
+        .unwrap();
+    api.sync(&mut w);
+    let events = api.watch(&CONFIGMAPS, Some("default"), start).unwrap();
+    let kinds: Vec<WatchKind> = events.iter().map(|e| e.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            WatchKind::Added,
+            WatchKind::Added,
+            WatchKind::Added,
+            WatchKind::Deleted
+        ]
+    );
+    // After etcd compacts past the cache's revision, the cache re-lists and old RVs are gone.
+    let rev = api.cache_revision();
+    let ep = w.ready_leader().unwrap();
+    w.compact(ep, rev, false, 5_000).unwrap();
+    let mut fresh = ApiServer::new(&w, Rng::new(4));
+    fresh.sync(&mut w);
+    let err = fresh.watch(&CONFIGMAPS, None, start).unwrap_err();
+    assert_eq!(err.code, 410);
+    assert!(
+        err.message.starts_with("too old resource version"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn a_deployment_converges_and_pods_carry_owner_references() {
+    let mut w = world();
+    let mut cp = ControlPlane::up(&mut w, 7).unwrap();
+    let d = json!({"metadata": {"name": "web"}, "spec": {"replicas": 3,
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}}}});
+    cp.api.create(&mut w, &DEPLOYMENTS, d).unwrap();
+    let t = w.now() + 8_000;
+    cp.run_until(&mut w, t);
+    let d = cp.api.get(&mut w, &DEPLOYMENTS, "default", "web").unwrap();
+    assert_eq!(meta::i64_at(&d, &["status", "readyReplicas"]), Some(3));
+    let (pods, _) = cp.api.list(&mut w, &meta::PODS, Some("default")).unwrap();
+    assert_eq!(pods.len(), 3);
+    let (sets, _) = cp
+        .api
+        .list(&mut w, &meta::REPLICASETS, Some("default"))
+        .unwrap();
+    let rs = &sets[0];
+    for p in &pods {
+        assert_eq!(meta::controller_uid(p), Some(meta::uid(rs)));
+        let suffix = meta::name(p)
+            .strip_prefix(&format!("{}-", meta::name(rs)))
+            .unwrap();
+        assert_eq!(suffix.len(), 5);
+    }
+}
+
+#[test]
+fn kubectl_junk_never_panics() {
+    let mut w = world();
+    let mut cp = ControlPlane::up(&mut w, 2).unwrap();
+    let files = std::collections::BTreeMap::new();
+    let mut rng = Rng::new(9);
+    let words = [
+        "get",
+        "apply",
+        "-f",
+        "-",
+        "delete",
+        "pods",
+        "deploy/x",
+        "-o",
+        "yaml",
+        "scale",
+        "--replicas",
+        "-1",
+        "set",
+        "image",
+        "rollout",
+        "undo",
+        "status",
+        "describe",
+        "rs,po",
+        "-n",
+        "",
+        "a=b",
+    ];
+    let stdins = [
+        "",
+        "{",
+        "kind: Pod",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: UPPER\n",
+        "- 1\n- 2",
+        "a: *b",
+    ];
+    for _ in 0..300 {
+        let n = rng.range(0, 6);
+        let args: Vec<String> = (0..n)
+            .map(|_| rng.pick(&words).unwrap().to_string())
+            .collect();
+        let stdin = *rng.pick(&stdins).unwrap();
+        let out = super::kubectl::kubectl(Some(&mut cp), &mut w, &files, &args, Some(stdin));
+        assert!(out.code == 0 || !out.stderr.is_empty(), "{args:?}: {out:?}");
+    }
+}
