@@ -298,6 +298,7 @@ impl Session {
         let result = match verb.as_str() {
             "wait" => self.wait(&args),
             "kube" => self.kube_verb(&args, line), // kube:
+            "write" => self.write_file(&args, stdin, line),
             "status" => self.status(&args),
             "kill" | "restart" | "pause" | "resume" | "timeout" => self.member_action(verb, &args, line),
             "transfer" => self.transfer(&args, line),
@@ -365,8 +366,52 @@ impl Session {
     }
 
     // kube: `kube up` starts the mock control plane on the cluster, `kube down` stops it.
+    /// `write FILE <<EOF`: puts the heredoc into the run's working directory (a manifest, an
+    /// EncryptionConfiguration), as `cat > FILE` would.
+    fn write_file(
+        &mut self,
+        args: &[&str],
+        stdin: Option<&str>,
+        line: &str,
+    ) -> Result<Output, String> {
+        let [path] = args else {
+            return Err("usage: write FILE <<EOF ... EOF".into());
+        };
+        self.files
+            .insert((*path).to_string(), stdin.unwrap_or("").as_bytes().to_vec());
+        self.record_with_stdin(line, stdin);
+        Ok(Output::default())
+    }
+
+    /// An `EncryptionConfiguration` from the working directory.
+    fn encryption_config(
+        &self,
+        path: &str,
+    ) -> Result<crate::kube::encryption::EncryptionConfig, String> {
+        let bytes = self
+            .files
+            .get(path)
+            .ok_or_else(|| format!("open {path}: no such file or directory"))?;
+        let docs = crate::kube::yaml::parse_documents(&String::from_utf8_lossy(bytes))?;
+        let doc = docs.first().ok_or_else(|| format!("{path}: empty file"))?;
+        crate::kube::encryption::EncryptionConfig::parse(doc)
+            .map_err(|e| format!("error while parsing file: {e}"))
+    }
+
     fn kube_verb(&mut self, args: &[&str], line: &str) -> Result<Output, String> {
         match args {
+            // kube: restarting the API server with `--encryption-provider-config FILE` turns
+            // encryption at rest on for what it writes from then on.
+            ["apiserver", "--encryption-provider-config", path] => {
+                let config = self.encryption_config(path)?;
+                let kube = self
+                    .kube
+                    .as_mut()
+                    .ok_or("kube: the control plane is not up (kube up)")?;
+                kube.api.encryption = Some(config);
+                self.record(line);
+                Ok(Output::default())
+            }
             ["up"] if self.kube.is_some() => Err("kube: the control plane is already up".into()),
             ["up"] => {
                 let kube = crate::kube::ControlPlane::up(&mut self.world, self.config.seed)
@@ -380,7 +425,10 @@ impl Session {
                 self.record(line);
                 Ok(Output::default())
             }
-            _ => Err("usage: kube up | kube down".into()),
+            _ => Err(
+                "usage: kube up | kube down | kube apiserver --encryption-provider-config FILE"
+                    .into(),
+            ),
         }
     }
 

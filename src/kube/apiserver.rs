@@ -70,6 +70,8 @@ pub struct ApiServer {
     /// False while etcd cannot be watched (no leader): the cache is stale.
     pub cache_healthy: bool,
     rng: Rng,
+    /// `--encryption-provider-config`: how values are encrypted at rest (None: plain).
+    pub encryption: Option<super::encryption::EncryptionConfig>,
     /// Compactor state: the revision seen one interval ago and `compact_rev_key`'s version.
     compact_prev_rev: i64,
     compact_key_version: i64,
@@ -94,6 +96,7 @@ impl ApiServer {
             history_start: 0,
             cache_healthy: false,
             rng,
+            encryption: None,
             compact_prev_rev: 0,
             compact_key_version: 0,
             next_compaction_ms: world.now() + COMPACTION_INTERVAL_MS,
@@ -127,25 +130,34 @@ impl ApiServer {
 
     /// Storage encoding: JSON (the apiserver's `application/json` storage media type),
     /// without resourceVersion (that is the etcd mod_revision), newline-terminated.
-    fn encode(&self, obj: &Value) -> Vec<u8> {
+    fn encode(&mut self, resource: &str, key: &str, obj: &Value) -> Vec<u8> {
         let mut stored = obj.clone();
         if let Some(m) = stored.get_mut("metadata").and_then(Value::as_object_mut) {
             m.remove("resourceVersion");
         }
         let mut bytes = serde_json::to_vec(&stored).unwrap_or_default();
         bytes.push(b'\n');
-        bytes
+        match &self.encryption {
+            Some(config) => config.encrypt(resource, key, &bytes, &mut self.rng),
+            None => bytes,
+        }
     }
 
     fn decode(&self, kv: &KeyValue) -> Result<Value, ApiError> {
         let key = String::from_utf8_lossy(&kv.key);
-        // Encryption at rest is not implemented yet: an encrypted value cannot be read.
-        if kv.value.starts_with(b"k8s:enc:") {
-            return Err(ApiError::internal(format!(
-                "no matching prefix found for {key}: the value is encrypted and no encryption provider is configured"
-            )));
-        }
-        let plain = kv.value.clone();
+        // `/registry/<resource>/...`: the resource decides the providers.
+        let resource = key.split('/').nth(2).unwrap_or("");
+        let plain = match &self.encryption {
+            Some(config) => config
+                .decrypt(resource, &key, &kv.value)
+                .map_err(ApiError::internal)?,
+            None if kv.value.starts_with(b"k8s:enc:") => {
+                return Err(ApiError::internal(format!(
+                    "no matching prefix found for {key}"
+                )))
+            }
+            None => kv.value.clone(),
+        };
         let mut v: Value = serde_json::from_slice(&plain)
             .map_err(|e| ApiError::internal(format!("unable to decode {key}: {e}")))?;
         meta::obj_mut(&mut v, &["metadata"])
@@ -265,7 +277,7 @@ impl ApiServer {
         }
         super::defaults::apply(r, &mut obj, now);
         let key = r.key(&ns, &name);
-        let value = self.encode(&obj);
+        let value = self.encode(r.plural, &key, &obj);
         let txn = TxnRequest {
             compare: vec![Compare::new(
                 key.clone(),
@@ -350,7 +362,7 @@ impl ApiServer {
                 return Ok(cur);
             }
             validate(r, name, &new)?;
-            let value = self.encode(&new);
+            let value = self.encode(r.plural, &key, &new);
             let txn = TxnRequest {
                 compare: vec![Compare::new(
                     key.clone(),

@@ -7,6 +7,7 @@
 pub mod apiserver;
 mod controllers;
 mod defaults;
+pub mod encryption;
 pub mod kubectl;
 pub mod meta;
 pub mod yaml;
