@@ -937,6 +937,119 @@ mod tests {
         }
     }
 
+    #[test]
+    fn random_tool_lines_never_panic() {
+        // Words that real command lines are made of, shuffled into nonsense.
+        let words = [
+            "get",
+            "put",
+            "del",
+            "txn",
+            "watch",
+            "lease",
+            "grant",
+            "revoke",
+            "keep-alive",
+            "member",
+            "add",
+            "remove",
+            "list",
+            "endpoint",
+            "status",
+            "health",
+            "hashkv",
+            "snapshot",
+            "save",
+            "restore",
+            "compaction",
+            "defrag",
+            "alarm",
+            "disarm",
+            "move-leader",
+            "check",
+            "perf",
+            "apply",
+            "create",
+            "delete",
+            "describe",
+            "scale",
+            "rollout",
+            "undo",
+            "history",
+            "set",
+            "image",
+            "deployment",
+            "pod",
+            "secret",
+            "generic",
+            "-f",
+            "-",
+            "-o",
+            "yaml",
+            "json",
+            "wide",
+            "-w",
+            "table",
+            "fields",
+            "--prefix",
+            "--rev=-3",
+            "--limit=x",
+            "--lease=zz",
+            "--endpoints=m9",
+            "--hex",
+            "--",
+            "''",
+            "\"",
+            "foo",
+            "m1",
+            "--replicas=-1",
+            "web",
+            "nginx:1",
+            "-n",
+            "kube-system",
+            "--keys-only",
+            "--from-key",
+            "\\x00",
+            "--bump-revision",
+            "99999999999999999999",
+            "--data-dir",
+            "/",
+            "--command-timeout=1ms",
+            "ключ",
+        ];
+        let tools = ["etcdctl", "etcdutl", "kubectl"];
+        let mut rng = crate::base::Rng::new(99);
+        let mut s = session();
+        s.execute("wait leader", None);
+        s.execute("kube up", None);
+        let (mut failed, mut succeeded) = (0, 0);
+        for _ in 0..1_500 {
+            let mut line = rng.pick(&tools).unwrap().to_string();
+            for _ in 0..rng.range(0, 7) {
+                line.push(' ');
+                line.push_str(rng.pick(&words).unwrap());
+            }
+            let stdin = rng.chance(0.3).then(|| {
+                "kind: Deployment\n: : :\n\tvalue(\"x\") = \"y\"\nput a b\n\n".to_string()
+            });
+            let out = s.execute(&line, stdin.as_deref());
+            assert!(out.code >= 0, "{line}");
+            if out.code != 0 {
+                assert!(
+                    !(out.stderr.is_empty() && out.stdout.is_empty()),
+                    "{line}: failed silently"
+                );
+                failed += 1;
+            } else {
+                succeeded += 1;
+            }
+        }
+        assert!(
+            failed > 500 && succeeded > 50,
+            "{failed} failed, {succeeded} succeeded"
+        );
+    }
+
     fn s_for_junk() -> Session {
         session()
     }
