@@ -194,12 +194,19 @@ pub struct Member {
 impl Member {
     pub fn new(config: Config, mut rng: Rng) -> Member {
         let node = Raft::new(config.clone(), rng.split());
+        // etcd writes the bootstrap (term 1 and the initial configuration entries) to its WAL
+        // before the member starts serving: it survives even a crash before the first fsync.
+        let durable = Durable {
+            hard: node.hard_state(),
+            entries: node.log.entries.clone(),
+            ..Durable::default()
+        };
         Member {
             id: config.id,
             identity: Identity::simulated(config.id, 0),
             config,
             node: Some(node),
-            durable: Durable::default(),
+            durable,
             fsync_ms: 0,
             syncing: None,
             applied: Vec::new(),

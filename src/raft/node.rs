@@ -753,7 +753,12 @@ impl Raft {
     }
 
     /// Forces this member's election timer to fire now (the UI's "time out" button).
+    /// A leader ignores it (as etcd does): resetting its election clock would also postpone
+    /// its check-quorum.
     pub fn force_timeout(&mut self) {
+        if self.is_leader() {
+            return;
+        }
         self.election_elapsed = 0;
         self.hup(false);
     }
