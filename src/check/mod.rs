@@ -1,1 +1,295 @@
 //! Invariant checkers over read-only views of the world, one file per property.
+//!
+//! Each checker is a small struct fed the whole cluster after every event
+//! ([`Checker::observe`]); it keeps what it needs incrementally (cursors into each member's
+//! applied list, a registry of the entries it has seen, the first leader of each term), so
+//! running all of them after every step stays cheap for 3 to 11 members. [`Monitor`] runs them
+//! all and keeps the history of what they reported; tests, the CLI and the UI use it alike.
+//!
+//! Five safety properties (Raft paper, Figure 3) hold in every run of correct Raft, whatever
+//! the faults: [`ElectionSafety`], [`LogMatching`], [`LeaderCompleteness`],
+//! [`StateMachineSafety`], [`MonotonicCommit`]. Two more show what the liveness-oriented
+//! options buy: [`StaleLeader`] (what check-quorum prevents) and [`Disruption`] (what
+//! pre-vote prevents). Each violation is reported once, when it is first seen.
+
+mod disruption;
+mod election_safety;
+mod leader_completeness;
+mod log_matching;
+mod monotonic_commit;
+mod stale_leader;
+mod state_machine_safety;
+
+pub use disruption::Disruption;
+pub use election_safety::ElectionSafety;
+pub use leader_completeness::LeaderCompleteness;
+pub use log_matching::LogMatching;
+pub use monotonic_commit::MonotonicCommit;
+pub use stale_leader::StaleLeader;
+pub use state_machine_safety::StateMachineSafety;
+
+use crate::base::{Index, MemberId, Millis, Term};
+use crate::etcd::Cluster;
+use crate::raft::Raft;
+use serde::Serialize;
+use std::fmt;
+
+/// The properties the checkers watch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Property {
+    ElectionSafety,
+    LogMatching,
+    LeaderCompleteness,
+    StateMachineSafety,
+    MonotonicCommit,
+    StaleLeader,
+    Disruption,
+}
+
+impl Property {
+    pub const ALL: [Property; 7] = [
+        Property::ElectionSafety,
+        Property::LogMatching,
+        Property::LeaderCompleteness,
+        Property::StateMachineSafety,
+        Property::MonotonicCommit,
+        Property::StaleLeader,
+        Property::Disruption,
+    ];
+
+    /// The name a student reads ("election safety").
+    pub fn name(self) -> &'static str {
+        match self {
+            Property::ElectionSafety => "election safety",
+            Property::LogMatching => "log matching",
+            Property::LeaderCompleteness => "leader completeness",
+            Property::StateMachineSafety => "state machine safety",
+            Property::MonotonicCommit => "monotonic commit",
+            Property::StaleLeader => "stale leader",
+            Property::Disruption => "disruption",
+        }
+    }
+
+    /// True for the five properties correct Raft guarantees under any faults; false for the
+    /// two that only check-quorum and pre-vote provide.
+    pub fn is_safety(self) -> bool {
+        !matches!(self, Property::StaleLeader | Property::Disruption)
+    }
+}
+
+impl fmt::Display for Property {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One broken property, as a student reads it: `election safety: m1 and m3 both led term 4`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub property: Property,
+    /// Virtual time at which the checker saw it.
+    pub time_ms: Millis,
+    /// The members involved, for highlighting.
+    pub members: Vec<MemberId>,
+    /// The sentence after `property: `.
+    pub detail: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.property, self.detail)
+    }
+}
+
+/// A property checker, fed the cluster after every event (or every command): it returns the
+/// violations it has not reported before.
+pub trait Checker {
+    fn property(&self) -> Property;
+    fn observe(&mut self, cluster: &Cluster) -> Vec<Violation>;
+}
+
+#[derive(Clone, Debug)]
+enum AnyChecker {
+    ElectionSafety(ElectionSafety),
+    LogMatching(LogMatching),
+    LeaderCompleteness(LeaderCompleteness),
+    StateMachineSafety(StateMachineSafety),
+    MonotonicCommit(MonotonicCommit),
+    StaleLeader(StaleLeader),
+    Disruption(Disruption),
+}
+
+impl AnyChecker {
+    fn new(property: Property) -> AnyChecker {
+        match property {
+            Property::ElectionSafety => AnyChecker::ElectionSafety(ElectionSafety::default()),
+            Property::LogMatching => AnyChecker::LogMatching(LogMatching::default()),
+            Property::LeaderCompleteness => {
+                AnyChecker::LeaderCompleteness(LeaderCompleteness::default())
+            }
+            Property::StateMachineSafety => {
+                AnyChecker::StateMachineSafety(StateMachineSafety::default())
+            }
+            Property::MonotonicCommit => AnyChecker::MonotonicCommit(MonotonicCommit::default()),
+            Property::StaleLeader => AnyChecker::StaleLeader(StaleLeader::default()),
+            Property::Disruption => AnyChecker::Disruption(Disruption::default()),
+        }
+    }
+
+    fn property(&self) -> Property {
+        match self {
+            AnyChecker::ElectionSafety(_) => Property::ElectionSafety,
+            AnyChecker::LogMatching(_) => Property::LogMatching,
+            AnyChecker::LeaderCompleteness(_) => Property::LeaderCompleteness,
+            AnyChecker::StateMachineSafety(_) => Property::StateMachineSafety,
+            AnyChecker::MonotonicCommit(_) => Property::MonotonicCommit,
+            AnyChecker::StaleLeader(_) => Property::StaleLeader,
+            AnyChecker::Disruption(_) => Property::Disruption,
+        }
+    }
+
+    fn get(&mut self) -> &mut dyn Checker {
+        match self {
+            AnyChecker::ElectionSafety(c) => c,
+            AnyChecker::LogMatching(c) => c,
+            AnyChecker::LeaderCompleteness(c) => c,
+            AnyChecker::StateMachineSafety(c) => c,
+            AnyChecker::MonotonicCommit(c) => c,
+            AnyChecker::StaleLeader(c) => c,
+            AnyChecker::Disruption(c) => c,
+        }
+    }
+}
+
+/// Runs a set of checkers and keeps every violation they reported, oldest first. `Clone`, so
+/// it can be checkpointed together with the world it watches.
+#[derive(Clone, Debug)]
+pub struct Monitor {
+    checkers: Vec<AnyChecker>,
+    violations: Vec<Violation>,
+}
+
+impl Default for Monitor {
+    fn default() -> Monitor {
+        Monitor::new()
+    }
+}
+
+impl Monitor {
+    /// All seven checkers.
+    pub fn new() -> Monitor {
+        Monitor::with(&Property::ALL)
+    }
+
+    /// Only the checkers of `properties`.
+    pub fn with(properties: &[Property]) -> Monitor {
+        Monitor {
+            checkers: properties.iter().map(|p| AnyChecker::new(*p)).collect(),
+            violations: Vec::new(),
+        }
+    }
+
+    /// The properties watched.
+    pub fn properties(&self) -> Vec<Property> {
+        self.checkers.iter().map(AnyChecker::property).collect()
+    }
+
+    /// Feeds every checker the cluster as it is now; returns what is new.
+    pub fn observe(&mut self, cluster: &Cluster) -> Vec<Violation> {
+        let mut new = Vec::new();
+        for checker in &mut self.checkers {
+            new.extend(checker.get().observe(cluster));
+        }
+        self.violations.extend(new.iter().cloned());
+        new
+    }
+
+    /// Everything reported so far, oldest first.
+    pub fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+
+    pub fn is_clean(&self) -> bool {
+        self.violations.is_empty()
+    }
+
+    /// Whether some violation of `property` was reported.
+    pub fn saw(&self, property: Property) -> bool {
+        self.violations.iter().any(|v| v.property == property)
+    }
+}
+
+// ----- shared views of the world --------------------------------------------------------
+
+/// Running and not paused: a member that can act and answer.
+fn up(cluster: &Cluster, id: MemberId) -> bool {
+    cluster.is_running(id) && !cluster.is_paused(id)
+}
+
+/// Whether the network would carry a message from `from` to `to` now (not cut, not certainly
+/// lost).
+fn link_open(cluster: &Cluster, from: MemberId, to: MemberId) -> bool {
+    if cluster.net.is_cut(from, to) {
+        return false;
+    }
+    let loss = cluster
+        .net
+        .link_loss
+        .get(&(from, to))
+        .copied()
+        .unwrap_or(cluster.net.config.loss);
+    loss < 1.0
+}
+
+/// The voters `node` can exchange messages with both ways (itself included), if they are up.
+fn two_way_peers(cluster: &Cluster, node: &Raft) -> Vec<MemberId> {
+    node.voters
+        .voters()
+        .into_iter()
+        .filter(|v| {
+            *v == node.id
+                || (up(cluster, *v)
+                    && link_open(cluster, node.id, *v)
+                    && link_open(cluster, *v, node.id))
+        })
+        .collect()
+}
+
+/// Whether `node` can exchange messages both ways with a quorum of its voters that are up.
+fn in_contact_with_quorum(cluster: &Cluster, node: &Raft) -> bool {
+    let peers = two_way_peers(cluster, node);
+    node.voters.is_active(|v| peers.contains(&v))
+}
+
+/// Whether a quorum of `node`'s voters (itself included) can send to it, up or not: a message
+/// already on the wire arrives even if its sender crashed since.
+fn hears_quorum(cluster: &Cluster, node: &Raft) -> bool {
+    node.voters
+        .is_active(|v| v == node.id || link_open(cluster, v, node.id))
+}
+
+/// `5@3 (put x)` if `member` still holds entry `index` of `term`, else `5@3`.
+fn describe_entry(cluster: &Cluster, member: MemberId, index: Index, term: Term) -> String {
+    cluster
+        .node(member)
+        .and_then(|n| n.log.entry(index))
+        .filter(|e| e.term == term)
+        .map_or_else(|| format!("{index}@{term}"), entry_text)
+}
+
+fn entry_text(e: &crate::raft::Entry) -> String {
+    let text = e.describe();
+    match text.split_once(' ') {
+        Some((at, summary)) => format!("{at} ({summary})"),
+        None => text,
+    }
+}
+
+fn names(members: &[MemberId]) -> String {
+    let names: Vec<String> = members.iter().map(|m| m.to_string()).collect();
+    names.join(", ")
+}
+
+#[cfg(test)]
+mod tests;

@@ -26,7 +26,7 @@ pub fn state_of(world: &World, id: MemberId) -> &'static str {
     world.node(id).map_or("stopped", |n| n.role_name().as_str())
 }
 
-fn message_class(kind: &str) -> &'static str {
+pub fn message_class(kind: &str) -> &'static str {
     match kind {
         "PreVote" | "RequestVote" => "msg vote",
         "PreVoteResp" | "RequestVoteResp" => "msg vote-resp",
@@ -46,7 +46,14 @@ fn arc_path(cx: f64, cy: f64, r: f64, fraction: f64) -> String {
     format!("M {cx} {} A {r} {r} 0 {large} 1 {x:.2} {y:.2}", cy - r)
 }
 
-fn render_message(m: &InFlight, now: Millis, ids: &[MemberId], radius: f64) -> Html {
+fn render_message(
+    m: &InFlight,
+    now: Millis,
+    ids: &[MemberId],
+    radius: f64,
+    selected: Option<u64>,
+    on_select: &Callback<u64>,
+) -> Html {
     let count = ids.len();
     let (Some(fi), Some(ti)) = (
         ids.iter().position(|i| *i == m.from),
@@ -68,10 +75,17 @@ fn render_message(m: &InFlight, now: Millis, ids: &[MemberId], radius: f64) -> H
     } else {
         m.kind.to_string()
     };
+    let id = m.id;
+    let onclick = on_select.reform(move |_: MouseEvent| id);
+    let class = classes!(
+        message_class(m.kind),
+        (selected == Some(id)).then_some("selected")
+    );
     html! {
-        <g class={message_class(m.kind)} data-message={m.id.to_string()}>
-            <title>{ m.describe.clone() }</title>
-            <circle cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="7" />
+        <g class={class} data-message={m.id.to_string()} data-kind={m.kind} onclick={onclick}>
+            <title>{ format!("#{} {}", m.id, m.describe) }</title>
+            <circle class="hit" cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="16" />
+            <circle class="dot" cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="7" />
             if !m.kind.starts_with("Heartbeat") {
                 <text x={format!("{x:.1}")} y={format!("{:.1}", y - 11.0)} class="msg-label">{ label }</text>
             }
@@ -79,7 +93,12 @@ fn render_message(m: &InFlight, now: Millis, ids: &[MemberId], radius: f64) -> H
     }
 }
 
-pub fn render_cluster(world: &World, lang: Lang) -> Html {
+pub fn render_cluster(
+    world: &World,
+    lang: Lang,
+    selected: Option<u64>,
+    on_select: Callback<u64>,
+) -> Html {
     let ids = world.member_ids();
     let count = ids.len();
     let radius = node_radius(count);
@@ -100,7 +119,6 @@ pub fn render_cluster(world: &World, lang: Lang) -> Html {
                 html! { <line class={if cut { "link cut" } else { "link" }}
                     x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} /> }
             }) }
-            { for world.in_flight().iter().map(|m| render_message(m, now, &ids, radius)) }
             { for ids.iter().enumerate().map(|(i, id)| {
                 let (x, y) = position(i, count);
                 let state = state_of(world, *id);
@@ -128,6 +146,8 @@ pub fn render_cluster(world: &World, lang: Lang) -> Html {
                     </g>
                 }
             }) }
+            // Messages last, on top of the members, so every one of them can be clicked.
+            { for world.in_flight().iter().map(|m| render_message(m, now, &ids, radius, selected, &on_select)) }
         </svg>
     }
 }

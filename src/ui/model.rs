@@ -1,9 +1,14 @@
 //! The page's state and its reducer. Plain Rust: no DOM here; the engine computes every
-//! protocol fact, the model only drives it (time, play/pause, the user's commands).
+//! protocol fact, the model only drives it (time, play/pause, the user's commands). Every
+//! change to the world goes through `Session::execute` with a script verb, so that export,
+//! share and replay reproduce it.
 
 use super::i18n::Lang;
-use crate::console::{Output, Session};
-use crate::etcd::ClusterConfig;
+use super::lamport::Recorder;
+use super::share::{Settings, Shared};
+use crate::base::Millis;
+use crate::check::{Monitor, Violation};
+use crate::console::{run_script, Session};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
@@ -13,19 +18,66 @@ pub const DEFAULT_SPEED_LOG10: f64 = -0.7; // 0.2×: slow enough to see a heartb
 pub const UI_NETWORK_SETUP: &str = "latency 30ms jitter 10ms";
 /// Never advance more than this much real time in one frame (after a stall, or a hidden tab).
 const MAX_FRAME_MS: f64 = 100.0;
+/// Console transcript entries kept (older ones scroll away).
+const TRANSCRIPT_KEEP: usize = 200;
+
+/// One command and what it printed, as the console shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConsoleEntry {
+    pub time_ms: Millis,
+    pub line: String,
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+/// A message for the user that is not console output (a bad URL, an import, a download).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notice {
+    pub error: bool,
+    pub text: String,
+}
+
+/// The panels of the side area.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    Logs,
+    SpaceTime,
+    Network,
+    Rules,
+    Share,
+}
+
+/// A teaching or safety switch of the engine's configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Switch {
+    PreVote,
+    CheckQuorum,
+    CommitOldTerms,
+    VoteWithoutLogCheck,
+    ForgetVote,
+}
 
 #[derive(Clone)]
 pub struct Model {
     pub session: Rc<RefCell<Session>>,
+    /// After a scrub back in time: the run as it was before, so the slider can still move
+    /// forward into it while paused. Playing, stepping or a command drops it (a new branch).
+    pub ahead: Option<Rc<Session>>,
+    pub monitor: Rc<RefCell<Monitor>>,
+    pub recorder: Rc<RefCell<Recorder>>,
+    pub transcript: Rc<RefCell<Vec<ConsoleEntry>>>,
     pub playing: bool,
     pub speed_log10: f64,
-    pub members: usize,
-    pub seed: u64,
+    pub settings: Settings,
     pub lang: Lang,
+    pub presenter: bool,
+    pub tab: Tab,
+    /// The message whose fields are shown (clicked in the cluster or the diagram).
+    pub selected_message: Option<u64>,
+    pub notice: Option<Notice>,
     /// Virtual milliseconds owed but not yet run (fractions carry over between frames).
     pub carry_ms: f64,
-    /// The last console or control output (shown under the controls).
-    pub last_output: Option<Output>,
     pub version: u64,
 }
 
@@ -34,39 +86,188 @@ pub enum Msg {
     Frame(f64),
     Play,
     Pause,
+    TogglePlay,
     Step,
     SetSpeed(f64),
     SetMembers(usize),
     SetSeed(u64),
+    SetSwitch(Switch, bool),
     Reset,
     SetLang(Lang),
-    /// A console or button command, e.g. `kill m1`.
+    SetPresenter(bool),
+    SetTab(Tab),
+    /// One command line (typed in the console or sent by a button), e.g. `kill m1`.
     Command(String),
+    /// Several commands as one user action (a network preset).
+    Commands(Vec<String>),
+    /// Go to virtual time `t` (back, or forward into the run left behind by a scrub).
+    Scrub(Millis),
+    SelectMessage(Option<u64>),
+    /// Start over with these settings and replay this script (a shared URL or an import).
+    Load(Shared),
+    Notify(Notice),
+    DismissNotice,
+    ClearConsole,
 }
 
 impl Model {
-    pub fn new(members: usize, seed: u64, lang: Lang) -> Model {
-        Model {
-            session: Rc::new(RefCell::new(new_session(members, seed))),
+    pub fn new(settings: Settings, lang: Lang, presenter: bool) -> Model {
+        let session = fresh_session(&settings, true);
+        let model = Model {
+            session: Rc::new(RefCell::new(session)),
+            ahead: None,
+            monitor: Rc::new(RefCell::new(Monitor::new())),
+            recorder: Rc::new(RefCell::new(Recorder::default())),
+            transcript: Rc::new(RefCell::new(Vec::new())),
             playing: true,
             speed_log10: DEFAULT_SPEED_LOG10,
-            members,
-            seed,
+            settings,
             lang,
+            presenter,
+            tab: Tab::Logs,
+            selected_message: None,
+            notice: None,
             carry_ms: 0.0,
-            last_output: None,
             version: 0,
-        }
+        };
+        model.observe();
+        model
     }
 
     pub fn speed(&self) -> f64 {
         10f64.powf(self.speed_log10)
     }
+
+    /// The furthest moment the time slider reaches.
+    pub fn horizon_ms(&self) -> Millis {
+        let now = self.session.borrow().world.now();
+        self.ahead.as_ref().map_or(now, |a| a.world.now().max(now))
+    }
+
+    pub fn violations(&self) -> Vec<Violation> {
+        self.monitor.borrow().violations().to_vec()
+    }
+
+    /// Feeds the invariant monitor and the message recorder the world as it is now.
+    fn observe(&self) {
+        let session = self.session.borrow();
+        self.monitor.borrow_mut().observe(&session.world);
+        self.recorder.borrow_mut().observe(&session.world);
+    }
+
+    /// A new run (the current settings), forgetting everything of the old one.
+    fn restart_with(&mut self, settings: Settings, network_setup: bool) {
+        self.settings = settings;
+        self.session = Rc::new(RefCell::new(fresh_session(&self.settings, network_setup)));
+        self.ahead = None;
+        self.monitor = Rc::new(RefCell::new(Monitor::new()));
+        self.recorder = Rc::new(RefCell::new(Recorder::new(self.tab == Tab::SpaceTime)));
+        self.selected_message = None;
+        self.carry_ms = 0.0;
+    }
+
+    /// Running a command or time from a moment reached by scrubbing back starts a branch.
+    fn branch(&mut self) {
+        self.ahead = None;
+    }
+
+    fn run(&mut self, line: &str) {
+        self.branch();
+        let line = line.trim();
+        if line.is_empty() {
+            return;
+        }
+        let out = {
+            let mut session = self.session.borrow_mut();
+            let time_ms = session.world.now();
+            let out = session.execute(line, None);
+            ConsoleEntry {
+                time_ms,
+                line: line.to_string(),
+                stdout: out.stdout,
+                stderr: out.stderr,
+                code: out.code,
+            }
+        };
+        let mut transcript = self.transcript.borrow_mut();
+        transcript.push(out);
+        let excess = transcript.len().saturating_sub(TRANSCRIPT_KEEP);
+        transcript.drain(..excess);
+    }
+
+    fn advance(&mut self, virtual_ms: u64) {
+        let slices = self.recorder.borrow().slices_for(virtual_ms);
+        let mut left = virtual_ms;
+        for i in 0..slices {
+            let part = left / (slices - i);
+            left -= part;
+            self.session.borrow_mut().run_for(part);
+            self.observe();
+        }
+    }
+
+    fn scrub(&mut self, t: Millis) {
+        let now = self.session.borrow().world.now();
+        if t == now {
+            return;
+        }
+        let base = match &self.ahead {
+            Some(ahead) => ahead.clone(),
+            None => {
+                let current = Rc::new(self.session.borrow().clone());
+                self.ahead = Some(current.clone());
+                current
+            }
+        };
+        let mut session = (*base).clone();
+        let t = t.min(base.world.now());
+        if let Err(e) = session.rewind_to(t) {
+            self.notice = Some(Notice {
+                error: true,
+                text: e,
+            });
+            return;
+        }
+        if session.world.now() >= base.world.now() {
+            self.ahead = None; // back at the end of the old run: nothing is ahead any more
+        }
+        self.session = Rc::new(RefCell::new(session));
+        // The checkers' memory of the future is wrong now: start them again from here.
+        // TODO(engine): a Monitor checkpointed with the world would keep their history.
+        self.monitor = Rc::new(RefCell::new(Monitor::new()));
+        self.recorder.borrow_mut().forget_after(t);
+        self.selected_message = None;
+        self.observe();
+    }
+
+    pub fn load(&mut self, shared: Shared) {
+        self.restart_with(shared.settings, false);
+        self.transcript.borrow_mut().clear();
+        let run = run_script(&mut self.session.borrow_mut(), &shared.script, true);
+        if run.code != 0 {
+            let errors: Vec<&str> = run
+                .stdout
+                .lines()
+                .filter(|l| l.starts_with("Error: "))
+                .take(3)
+                .collect();
+            self.notice = Some(Notice {
+                error: true,
+                text: errors.join("\n"),
+            });
+        }
+        self.playing = false;
+        self.observe();
+    }
 }
 
-fn new_session(members: usize, seed: u64) -> Session {
-    let mut session = Session::new(ClusterConfig::new(members, seed));
-    session.execute(UI_NETWORK_SETUP, None);
+/// A new session for `settings`; `network_setup` runs the UI's slower network first (a
+/// loaded script carries its own).
+pub fn fresh_session(settings: &Settings, network_setup: bool) -> Session {
+    let mut session = Session::new(settings.config());
+    if network_setup {
+        session.execute(UI_NETWORK_SETUP, None);
+    }
     session
 }
 
@@ -83,34 +284,79 @@ impl Reducible for Model {
                     let whole = next.carry_ms.floor();
                     next.carry_ms -= whole;
                     if whole >= 1.0 {
-                        next.session.borrow_mut().run_for(whole as u64);
+                        next.advance(whole as u64);
                     }
                 }
             }
-            Msg::Play => next.playing = true,
+            Msg::Play => {
+                next.branch();
+                next.playing = true;
+            }
             Msg::Pause => next.playing = false,
+            Msg::TogglePlay => {
+                next.branch();
+                next.playing = !next.playing;
+            }
             Msg::Step => {
+                next.branch();
                 next.playing = false;
                 next.session.borrow_mut().step();
+                next.observe();
             }
             Msg::SetSpeed(log10) => next.speed_log10 = log10.clamp(-2.0, 2.0),
             Msg::SetMembers(n) => {
-                next.members = n.clamp(1, 11);
-                next.session = Rc::new(RefCell::new(new_session(next.members, next.seed)));
+                let settings = Settings {
+                    members: n.clamp(1, 11),
+                    ..next.settings.clone()
+                };
+                next.restart_with(settings, true);
             }
             Msg::SetSeed(seed) => {
-                next.seed = seed;
-                next.session = Rc::new(RefCell::new(new_session(next.members, seed)));
+                let settings = Settings {
+                    seed,
+                    ..next.settings.clone()
+                };
+                next.restart_with(settings, true);
+            }
+            Msg::SetSwitch(switch, on) => {
+                let mut settings = next.settings.clone();
+                settings.set(switch, on);
+                next.restart_with(settings, true);
             }
             Msg::Reset => {
-                next.session = Rc::new(RefCell::new(new_session(next.members, next.seed)));
-                next.carry_ms = 0.0;
+                let settings = next.settings.clone();
+                next.restart_with(settings, true);
             }
             Msg::SetLang(lang) => next.lang = lang,
-            Msg::Command(line) => {
-                let out = next.session.borrow_mut().execute(&line, None);
-                next.last_output = Some(out);
+            Msg::SetPresenter(on) => next.presenter = on,
+            Msg::SetTab(tab) => {
+                next.tab = tab;
+                next.recorder.borrow_mut().wanted = tab == Tab::SpaceTime;
             }
+            Msg::Command(line) => {
+                next.run(&line);
+                next.observe();
+            }
+            Msg::Commands(lines) => {
+                for line in lines {
+                    next.run(&line);
+                }
+                next.observe();
+            }
+            Msg::Scrub(t) => {
+                next.playing = false;
+                next.scrub(t);
+            }
+            Msg::SelectMessage(id) => {
+                next.selected_message = id;
+                if id.is_some() {
+                    next.playing = false; // hold the message still while it is read
+                }
+            }
+            Msg::Load(shared) => next.load(shared),
+            Msg::Notify(notice) => next.notice = Some(notice),
+            Msg::DismissNotice => next.notice = None,
+            Msg::ClearConsole => next.transcript.borrow_mut().clear(),
         }
         Rc::new(next)
     }

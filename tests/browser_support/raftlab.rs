@@ -206,3 +206,109 @@ impl Page {
         .map_err(|e| format!("{e}; output last seen: {last:?}").into())
     }
 }
+
+pub const TIME: &str = r#"[data-control="time"]"#;
+pub const CONSOLE: &str = r#"[data-console="etcdctl"]"#;
+pub const NOTICE: &str = "[data-notice]";
+
+impl Page {
+    /// Opens the side panel tab `name` (`logs`, `space-time`, `network`, `rules`, `share`).
+    pub async fn open_tab(&self, name: &str) -> Result {
+        self.click(&format!(r#"[data-tab="{name}"]"#)).await?;
+        self.wait_attr(&format!(r#"[data-tab="{name}"]"#), "aria-selected", "true")
+            .await
+    }
+
+    /// Pauses the simulation (if playing) and waits until the play button shows.
+    pub async fn pause(&self) -> Result {
+        if self.count(PAUSE).await? > 0 {
+            self.click(PAUSE).await?;
+        }
+        self.wait_exists(PLAY).await
+    }
+
+    /// Moves the time slider to `ms` (as a person's drag ending there would).
+    pub async fn scrub_to(&self, ms: u64) -> Result {
+        self.set_value(TIME, &ms.to_string()).await?;
+        Ok(())
+    }
+
+    /// Types `line` into the console (the same box `etcdctl` uses) and presses Enter, then
+    /// waits until the transcript shows it.
+    pub async fn console(&self, line: &str) -> Result<String> {
+        self.type_text(CONSOLE, &format!("{line}\n")).await?;
+        self.wait_console_output(&format!("$ {line}")).await
+    }
+
+    /// The share link the Share tab shows.
+    pub async fn share_url(&self) -> Result<String> {
+        self.open_tab("share").await?;
+        self.wait_exists("[data-share-url]").await?;
+        let v = self
+            .execute(
+                "return document.querySelector('[data-share-url]').value;",
+                vec![],
+            )
+            .await?;
+        v.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| "the share link field has no value".into())
+    }
+
+    /// The text of the notice bar, if one is shown.
+    pub async fn notice(&self) -> Result<Option<String>> {
+        if self.count(NOTICE).await? == 0 {
+            return Ok(None);
+        }
+        Ok(Some(self.text(NOTICE).await?))
+    }
+
+    /// Frame timing over `seconds` of wall time, measured in the page with
+    /// `requestAnimationFrame` timestamps: the interval between frames, and the time already
+    /// spent in the frame when a later rAF callback runs (the page's own callback, which runs
+    /// the simulation and renders, was registered first). Each as (p50, p95) in ms, and the
+    /// number of frames.
+    pub async fn frame_times(&self, seconds: f64) -> Result<FrameTimes> {
+        let v = self
+            .client()
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 const until = performance.now() + arguments[0] * 1000;
+                 const stamps = [], busy = [];
+                 function frame(t) {
+                   stamps.push(t);
+                   busy.push(performance.now() - t);
+                   if (t < until) { requestAnimationFrame(frame); return; }
+                   const d = [];
+                   for (let i = 1; i < stamps.length; i++) d.push(stamps[i] - stamps[i - 1]);
+                   const q = (xs, p) => { const s = xs.slice().sort((a, b) => a - b);
+                                          return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
+                   done([q(d, 0.5), q(d, 0.95), q(busy, 0.5), q(busy, 0.95), d.length]);
+                 }
+                 requestAnimationFrame(frame);",
+                vec![seconds.into()],
+            )
+            .await?;
+        let f = |i: usize| {
+            v[i].as_f64()
+                .ok_or_else(|| format!("frame times: unexpected {v}"))
+        };
+        Ok(FrameTimes {
+            interval_p50: f(0)?,
+            interval_p95: f(1)?,
+            busy_p50: f(2)?,
+            busy_p95: f(3)?,
+            frames: f(4)? as usize,
+        })
+    }
+}
+
+/// What `Page::frame_times` measured (milliseconds).
+#[derive(Clone, Copy, Debug)]
+pub struct FrameTimes {
+    pub interval_p50: f64,
+    pub interval_p95: f64,
+    pub busy_p50: f64,
+    pub busy_p95: f64,
+    pub frames: usize,
+}

@@ -1,0 +1,132 @@
+//! Log matching (§5.3, Figure 3): if two logs contain an entry with the same index and term,
+//! then the logs are identical in all entries up through the given index.
+
+use super::{entry_text, Checker, Property, Violation};
+use crate::base::{Index, MemberId, Term};
+use crate::etcd::Cluster;
+use crate::raft::Raft;
+use crate::sim::digest;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Every (index, term) pair names one entry, in every log it ever appears in: the same data,
+/// and the same term at the index before it.
+///
+/// This is the paper's Log Matching property in a form that can be checked incrementally:
+/// if every log that holds `i@t` agrees on its data and on the term of entry `i-1`, then by
+/// induction on `i` any two logs holding `i@t` are identical up to `i`. The first version of
+/// each `i@t` seen is remembered for the whole run (in correct Raft only the leader of term
+/// `t` creates entries of term `t`, once per index, so an `i@t` never changes meaning).
+///
+/// Each member's log is compared with a mirror of the terms it held at the previous
+/// observation, from its end backwards down to the first index where they agree; only the
+/// entries after that point are new and checked. (Entries are only ever created at the end
+/// of a leader's log and copied verbatim, so every entry is checked when it is created and
+/// again wherever it lands.)
+#[derive(Clone, Debug, Default)]
+pub struct LogMatching {
+    /// (index, term) → the first version seen.
+    registry: BTreeMap<(Index, Term), Version>,
+    /// member → the term of each index 1..=last it held at the last observation.
+    mirrors: BTreeMap<MemberId, Vec<Term>>,
+    reported: BTreeSet<(Index, Term)>,
+}
+
+#[derive(Clone, Debug)]
+struct Version {
+    digest: u64,
+    prev_term: Term,
+    holder: MemberId,
+    text: String,
+}
+
+impl LogMatching {
+    /// The first index (1-based) of `node`'s log that differs from `mirror`.
+    fn first_change(node: &Raft, mirror: &[Term]) -> Index {
+        let log = &node.log;
+        let mut k = (mirror.len() as Index).min(log.last_index());
+        while k > log.snapshot_index {
+            if log.term(k) == Some(mirror[(k - 1) as usize]) {
+                break;
+            }
+            k -= 1;
+        }
+        k + 1
+    }
+
+    fn check_entry(
+        &mut self,
+        cluster: &Cluster,
+        id: MemberId,
+        node: &Raft,
+        index: Index,
+        out: &mut Vec<Violation>,
+    ) {
+        let Some(entry) = node.log.entry(index) else {
+            return;
+        };
+        let prev_term = node.log.term(index - 1).unwrap_or(0);
+        let data_digest = digest(&entry.data);
+        let key = (index, entry.term);
+        let Some(first) = self.registry.get(&key) else {
+            let version = Version {
+                digest: data_digest,
+                prev_term,
+                holder: id,
+                text: entry_text(entry),
+            };
+            self.registry.insert(key, version);
+            return;
+        };
+        let why = if first.digest != data_digest {
+            format!("different data: {} vs {}", first.text, entry_text(entry))
+        } else if first.prev_term != prev_term && index > node.log.snapshot_index + 1 {
+            format!(
+                "different entries before it: {} has term {} at index {}, {id} has term {}",
+                first.holder,
+                first.prev_term,
+                index - 1,
+                prev_term
+            )
+        } else {
+            return;
+        };
+        if !self.reported.insert(key) {
+            return;
+        }
+        out.push(Violation {
+            property: Property::LogMatching,
+            time_ms: cluster.now(),
+            members: vec![first.holder, id],
+            detail: format!(
+                "{} and {id} both hold entry {}@{} with {why}",
+                first.holder, index, entry.term
+            ),
+        });
+    }
+}
+
+impl Checker for LogMatching {
+    fn property(&self) -> Property {
+        Property::LogMatching
+    }
+
+    fn observe(&mut self, cluster: &Cluster) -> Vec<Violation> {
+        let mut out = Vec::new();
+        for (id, member) in cluster.processes() {
+            let Some(node) = member.node() else {
+                continue;
+            };
+            let from = Self::first_change(node, self.mirrors.get(&id).map_or(&[], |m| m));
+            let last = node.log.last_index();
+            for index in from.max(node.log.snapshot_index + 1)..=last {
+                self.check_entry(cluster, id, node, index, &mut out);
+            }
+            let mirror = self.mirrors.entry(id).or_default();
+            mirror.truncate((from - 1) as usize);
+            for index in from..=last {
+                mirror.push(node.log.term(index).unwrap_or(0));
+            }
+        }
+        out
+    }
+}

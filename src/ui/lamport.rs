@@ -1,0 +1,262 @@
+//! The space-time (Lamport) diagram: one lane per member, time running to the right, each
+//! message an arrow from its sender's lane at the moment it was sent to its receiver's lane at
+//! the moment it arrives. The messages come from sampling the engine's `in_flight()` view
+//! (see `Recorder`); the role changes from its narration events.
+
+use super::cluster::message_class;
+use super::i18n::{t, Lang, Text};
+use crate::base::{MemberId, Millis};
+use crate::etcd::Cluster as World;
+use crate::raft::{NodeEvent, RoleName};
+use std::collections::BTreeMap;
+use yew::prelude::*;
+
+/// Virtual time the diagram shows (the most recent part of the run).
+pub const WINDOW_MS: Millis = 1_500;
+const KEEP: usize = 600;
+/// While the diagram is shown, a frame's virtual time is run in slices no longer than this,
+/// so that short-lived messages are seen at least once (at most `MAX_SLICES` per frame).
+const SLICE_MS: u64 = 15;
+const MAX_SLICES: u64 = 8;
+
+/// One message as seen on the wire.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Seen {
+    pub id: u64,
+    pub from: MemberId,
+    pub to: MemberId,
+    pub kind: &'static str,
+    pub term: u64,
+    pub entries: usize,
+    pub describe: String,
+    pub sent_ms: Millis,
+    pub arrive_ms: Millis,
+    /// It left the wire before its arrival time (dropped by hand, or its world rewound).
+    pub vanished_ms: Option<Millis>,
+}
+
+/// Messages seen in flight, sampled after every slice of time the page runs.
+/// TODO(engine): a `Sim` log of sent/delivered/lost messages would make this exact; sampling
+/// misses messages that live shorter than a slice and those the network loses at once.
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    seen: BTreeMap<u64, Seen>,
+    /// The diagram is on screen: sample finely.
+    pub wanted: bool,
+}
+
+impl Recorder {
+    pub fn new(wanted: bool) -> Recorder {
+        Recorder {
+            seen: BTreeMap::new(),
+            wanted,
+        }
+    }
+
+    pub fn slices_for(&self, virtual_ms: u64) -> u64 {
+        if self.wanted {
+            virtual_ms.div_ceil(SLICE_MS).clamp(1, MAX_SLICES)
+        } else {
+            1
+        }
+    }
+
+    pub fn observe(&mut self, world: &World) {
+        let now = world.now();
+        let flying = world.in_flight();
+        for m in &flying {
+            let entry = self.seen.entry(m.id).or_insert_with(|| Seen {
+                id: m.id,
+                from: m.from,
+                to: m.to,
+                kind: m.kind,
+                term: m.term,
+                entries: m.entries,
+                describe: m.describe.clone(),
+                sent_ms: m.sent_ms,
+                arrive_ms: m.arrive_ms,
+                vanished_ms: None,
+            });
+            entry.arrive_ms = m.arrive_ms; // a delayed message arrives later
+        }
+        for seen in self.seen.values_mut() {
+            if seen.arrive_ms > now
+                && seen.vanished_ms.is_none()
+                && !flying.iter().any(|m| m.id == seen.id)
+            {
+                seen.vanished_ms = Some(now);
+            }
+        }
+        let oldest = now.saturating_sub(WINDOW_MS * 2);
+        self.seen.retain(|_, s| s.arrive_ms >= oldest);
+        while self.seen.len() > KEEP {
+            self.seen.pop_first();
+        }
+    }
+
+    /// After a rewind to `t`: forget what was sent after it.
+    pub fn forget_after(&mut self, t: Millis) {
+        self.seen.retain(|_, s| s.sent_ms <= t);
+        for s in self.seen.values_mut() {
+            if s.vanished_ms.is_some_and(|v| v > t) {
+                s.vanished_ms = None;
+            }
+        }
+    }
+
+    pub fn get(&self, id: u64) -> Option<&Seen> {
+        self.seen.get(&id)
+    }
+
+    pub fn messages(&self) -> impl Iterator<Item = &Seen> {
+        self.seen.values()
+    }
+}
+
+const WIDTH: f64 = 900.0;
+const LEFT: f64 = 48.0;
+const RIGHT: f64 = 16.0;
+const TOP: f64 = 22.0;
+const LANE: f64 = 44.0;
+
+/// Styles inside the SVG itself, so that a downloaded file looks the same on its own.
+const STYLE: &str = "
+.lane{stroke:#c3cad3;stroke-width:1.5}
+.lane-name{font:600 14px system-ui,sans-serif;fill:#1d232b;dominant-baseline:middle}
+.tick{stroke:#eef1f5;stroke-width:1}
+.tick-label{font:11px system-ui,sans-serif;fill:#5b6572;text-anchor:middle}
+.arrow{stroke-width:2;fill:none}
+.msg.vote .arrow{stroke:#cc79a7}
+.msg.vote-resp .arrow{stroke:#cc79a7;stroke-dasharray:5 3}
+.msg.heartbeat .arrow{stroke:#56b4e9;stroke-width:1.2;opacity:.7}
+.msg.heartbeat-resp .arrow{stroke:#56b4e9;stroke-width:1.2;stroke-dasharray:3 3;opacity:.7}
+.msg.append .arrow{stroke:#0072b2;stroke-width:2.5}
+.msg.append-resp .arrow{stroke:#0072b2;stroke-dasharray:5 3}
+.msg.other .arrow{stroke:#5b6572}
+.msg .head{stroke:none}
+.msg.vote .head,.msg.vote-resp .head{fill:#cc79a7}
+.msg.heartbeat .head,.msg.heartbeat-resp .head{fill:#56b4e9}
+.msg.append .head,.msg.append-resp .head{fill:#0072b2}
+.msg.other .head{fill:#5b6572}
+.msg.flying .arrow{stroke-dasharray:2 3}
+.msg.vanished .arrow{opacity:.35}
+.msg.selected .arrow{stroke:#1d232b;stroke-width:3.5;opacity:1}
+.msg .hit{stroke:transparent;stroke-width:10;cursor:pointer}
+.mark{font:700 12px system-ui,sans-serif;text-anchor:middle;dominant-baseline:middle}
+.mark.leader{fill:#d55e00}.mark.candidate{fill:#cc79a7}.mark.stopped{fill:#8a9099}
+.now{stroke:#1d232b;stroke-width:1.5;stroke-dasharray:4 3}
+";
+
+/// Width and height of the diagram for `lanes` members, in SVG user units.
+pub fn size(lanes: usize) -> (f64, f64) {
+    (WIDTH, TOP + LANE * lanes as f64 + 18.0)
+}
+
+pub fn render(
+    world: &World,
+    recorder: &Recorder,
+    selected: Option<u64>,
+    lang: Lang,
+    on_select: Callback<u64>,
+) -> Html {
+    let ids = world.member_ids();
+    let now = world.now();
+    let start = now.saturating_sub(WINDOW_MS);
+    let (_, height) = size(ids.len());
+    let x_of = |t: Millis| {
+        LEFT + (t.saturating_sub(start) as f64 / WINDOW_MS as f64) * (WIDTH - LEFT - RIGHT)
+    };
+    let lane_of = |id: MemberId| {
+        ids.iter()
+            .position(|m| *m == id)
+            .map(|i| TOP + LANE * (i as f64 + 0.5))
+    };
+    let first_tick = start.div_ceil(250) * 250;
+    let ticks = (0..8)
+        .map(|i| first_tick + i * 250)
+        .filter(|t| *t <= now)
+        .map(|t| {
+            let x = x_of(t);
+            html! { <>
+                <line class="tick" x1={fmt(x)} x2={fmt(x)} y1={fmt(TOP - 6.0)} y2={fmt(height - 16.0)} />
+                <text class="tick-label" x={fmt(x)} y={fmt(height - 4.0)}>{ format!("{:.2}s", t as f64 / 1000.0) }</text>
+            </> }
+        });
+    let arrows = recorder
+        .messages()
+        .filter(|m| m.arrive_ms >= start || m.vanished_ms.is_some_and(|v| v >= start))
+        .filter_map(|m| {
+            let (y1, y2) = (lane_of(m.from)?, lane_of(m.to)?);
+            let end_t = m.vanished_ms.unwrap_or(m.arrive_ms).min(now);
+            let (x1, x2) = (x_of(m.sent_ms.max(start)), x_of(end_t));
+            // Where the arrow is now, on the straight line from send to arrival.
+            let span = m.arrive_ms.saturating_sub(m.sent_ms).max(1) as f64;
+            let f = (end_t.saturating_sub(m.sent_ms) as f64 / span).clamp(0.0, 1.0);
+            let y_end = y1 + (y2 - y1) * f;
+            let flying = m.vanished_ms.is_none() && m.arrive_ms > now;
+            let class = classes!(
+                message_class(m.kind),
+                flying.then_some("flying"),
+                m.vanished_ms.is_some().then_some("vanished"),
+                (selected == Some(m.id)).then_some("selected"),
+            );
+            let id = m.id;
+            let onclick = on_select.reform(move |_: MouseEvent| id);
+            let head = (!flying && m.vanished_ms.is_none()).then(|| {
+                let dir = if y2 >= y1 { -1.0 } else { 1.0 };
+                format!("M {} {} l -4 {} l 8 0 z", fmt(x2), fmt(y2), fmt(7.0 * dir))
+            });
+            Some(html! {
+                <g class={class} data-lamport-message={m.id.to_string()} onclick={onclick}>
+                    <title>{ format!("#{} {}", m.id, m.describe) }</title>
+                    <line class="arrow" x1={fmt(x1)} y1={fmt(y1)} x2={fmt(x2)} y2={fmt(y_end)} />
+                    if let Some(d) = head { <path class="head" d={d} /> }
+                    <line class="hit" x1={fmt(x1)} y1={fmt(y1)} x2={fmt(x2)} y2={fmt(y_end)} />
+                </g>
+            })
+        });
+    let marks = world
+        .recent_events(60)
+        .into_iter()
+        .filter(|e| e.time_ms >= start)
+        .filter_map(|e| {
+            let y = lane_of(e.member)?;
+            let (label, class) = match e.event {
+                NodeEvent::BecameRole {
+                    role: RoleName::Leader,
+                    term,
+                } => (format!("L{term}"), "mark leader"),
+                NodeEvent::BecameRole {
+                    role: RoleName::Candidate,
+                    term,
+                } => (format!("C{term}"), "mark candidate"),
+                _ => return None,
+            };
+            Some(html! {
+                <text class={class} x={fmt(x_of(e.time_ms))} y={fmt(y - 11.0)}>{ label }</text>
+            })
+        });
+    html! {
+        <svg class="lamport" xmlns="http://www.w3.org/2000/svg" data-lamport=""
+             viewBox={format!("0 0 {WIDTH} {}", fmt(height))} role="img"
+             aria-label={t(lang, Text::SpaceTime)}>
+            <style>{ STYLE }</style>
+            <rect x="0" y="0" width={fmt(WIDTH)} height={fmt(height)} fill="white" />
+            { for ticks }
+            { for ids.iter().map(|id| {
+                let y = lane_of(*id).unwrap_or(0.0);
+                html! { <>
+                    <line class="lane" x1={fmt(LEFT)} x2={fmt(WIDTH - RIGHT)} y1={fmt(y)} y2={fmt(y)} />
+                    <text class="lane-name" x="8" y={fmt(y)}>{ id.to_string() }</text>
+                </> }
+            }) }
+            { for marks }
+            { for arrows }
+            <line class="now" x1={fmt(x_of(now))} x2={fmt(x_of(now))} y1={fmt(TOP - 8.0)} y2={fmt(height - 16.0)} />
+        </svg>
+    }
+}
+
+fn fmt(v: f64) -> String {
+    format!("{v:.1}")
+}

@@ -1,0 +1,141 @@
+//! Every member's log side by side, aligned by index: term (coloured by term, and written),
+//! committed or not, applied, compacted into a snapshot, and entries that differ from the
+//! leader's at the same index (they will be overwritten). Under it, the leader's progress
+//! for each follower: match, next, probe/replicate/snapshot, messages in flight.
+
+use super::i18n::{t, Lang, Text};
+use crate::base::MemberId;
+use crate::etcd::Cluster as World;
+use crate::raft::{EntryKind, ProgressState, RaftView};
+use yew::prelude::*;
+
+/// Indices shown (the most recent ones).
+const SHOWN: u64 = 20;
+
+fn state_name(state: ProgressState) -> &'static str {
+    match state {
+        ProgressState::Probe => "probe",
+        ProgressState::Replicate => "replicate",
+        ProgressState::Snapshot => "snapshot",
+    }
+}
+
+pub fn render(world: &World, lang: Lang) -> Html {
+    let ids = world.member_ids();
+    let views: Vec<(MemberId, Option<RaftView>)> =
+        ids.iter().map(|id| (*id, world.raft_view(*id))).collect();
+    let leader = world.leader();
+    let leader_view = leader
+        .and_then(|l| views.iter().find(|(id, _)| *id == l))
+        .and_then(|(_, v)| v.as_ref());
+    let last = views
+        .iter()
+        .filter_map(|(_, v)| v.as_ref().map(|v| v.last_index))
+        .max()
+        .unwrap_or(0);
+    // One column past the end, where the leader's nextIndex usually points.
+    let first = last.saturating_sub(SHOWN - 2).max(1);
+    let columns = first..=(last + 1).max(first);
+    let leader_term_at = |index: u64| {
+        leader_view.and_then(|v| v.log.iter().find(|e| e.index == index).map(|e| e.term))
+    };
+    html! {
+        <div class="logs" data-logs="">
+            <div class="log-grid" style={format!("--cols: {}", columns.clone().count())}>
+                <span class="log-name" />
+                { for columns.clone().map(|i| html! { <span class="log-index">{ i }</span> }) }
+                { for views.iter().map(|(id, view)| {
+                    let progress = leader_view.and_then(|lv| lv.progress.iter().find(|p| p.member == *id && lv.id != *id));
+                    html! { <>
+                        <span class={classes!("log-name", (leader == Some(*id)).then_some("is-leader"))}>{ id.to_string() }</span>
+                        { for columns.clone().map(|i| cell(view.as_ref(), i, leader_term_at(i), progress.map(|p| (p.match_index, p.next_index)), lang)) }
+                    </> }
+                }) }
+            </div>
+            <div class="log-legend">
+                <span class="entry t1 sample">{ "2" }</span>{ t(lang, Text::Committed) }
+                <span class="entry t1 sample uncommitted">{ "2" }</span>{ t(lang, Text::Uncommitted) }
+                <span class="entry t1 sample applied">{ "2" }</span>{ t(lang, Text::Applied) }
+                <span class="entry t1 sample conflict">{ "2" }</span>{ t(lang, Text::Conflict) }
+            </div>
+            { progress_table(leader_view, lang) }
+        </div>
+    }
+}
+
+fn cell(
+    view: Option<&RaftView>,
+    index: u64,
+    leader_term: Option<u64>,
+    progress: Option<(u64, u64)>,
+    lang: Lang,
+) -> Html {
+    let marks = progress.map(|(m, n)| (index == m, index == n));
+    let (is_match, is_next) = marks.unwrap_or((false, false));
+    let mark = html! { <>
+        if is_match { <span class="mark-match" title={t(lang, Text::Match)}>{ "M" }</span> }
+        if is_next { <span class="mark-next" title={t(lang, Text::Next)}>{ "N" }</span> }
+    </> };
+    let Some(view) = view else {
+        return html! { <span class="cell empty stopped">{ mark }</span> };
+    };
+    if index <= view.snapshot_index {
+        return html! { <span class="cell compacted" title="snapshot">{ mark }</span> };
+    }
+    let Some(entry) = view.log.iter().find(|e| e.index == index) else {
+        return html! { <span class="cell empty">{ mark }</span> };
+    };
+    let committed = index <= view.commit;
+    let applied = index <= view.applied;
+    let conflict = progress.is_some() && leader_term.is_some_and(|lt| lt != entry.term);
+    let class = classes!(
+        "cell",
+        "entry",
+        format!("t{}", entry.term % 8),
+        (!committed).then_some("uncommitted"),
+        applied.then_some("applied"),
+        conflict.then_some("conflict"),
+        (entry.kind == EntryKind::Config).then_some("config"),
+    );
+    let state = if committed {
+        t(lang, Text::Committed)
+    } else {
+        t(lang, Text::Uncommitted)
+    };
+    html! {
+        <span class={class} data-index={index.to_string()} data-term={entry.term.to_string()}
+              title={format!("{} {index} · {} {} · {} · {state}", t(lang, Text::Index), t(lang, Text::Term), entry.term, entry.summary)}>
+            { entry.term }{ mark }
+        </span>
+    }
+}
+
+fn progress_table(leader: Option<&RaftView>, lang: Lang) -> Html {
+    let Some(leader) = leader else {
+        return html! {};
+    };
+    let rows = leader.progress.iter().filter(|p| p.member != leader.id);
+    html! {
+        <table class="progress" data-progress="">
+            <caption>{ format!("{} ({})", t(lang, Text::Progress), leader.id) }</caption>
+            <thead><tr>
+                <th />
+                <th>{ t(lang, Text::Match) }</th>
+                <th>{ t(lang, Text::Next) }</th>
+                <th>{ t(lang, Text::State) }</th>
+                <th>{ "inflight" }</th>
+            </tr></thead>
+            <tbody>
+                { for rows.map(|p| html! {
+                    <tr data-progress-member={p.member.to_string()} data-progress-state={state_name(p.state)}>
+                        <th>{ p.member.to_string() }{ if p.learner { " (learner)" } else { "" } }</th>
+                        <td>{ p.match_index }</td>
+                        <td>{ p.next_index }</td>
+                        <td><span class={classes!("pstate", state_name(p.state))}>{ state_name(p.state) }</span></td>
+                        <td>{ p.inflight }</td>
+                    </tr>
+                }) }
+            </tbody>
+        </table>
+    }
+}

@@ -1,0 +1,246 @@
+//! Share links: a URL fragment that carries the settings (seed, members, switches) and the run
+//! so far as a script. Opening it replays the script on a fresh world, which reproduces the
+//! run exactly (the engine is deterministic). Decoding is total: any text gives either a
+//! `Shared` or a message saying what is wrong, never a panic.
+
+use super::model::Switch;
+use crate::base::parse_duration;
+use crate::console::script;
+use crate::etcd::ClusterConfig;
+use crate::raft::TeachingSwitches;
+
+/// The settings a run starts from (changing one starts a new run).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub members: usize,
+    pub seed: u64,
+    pub pre_vote: bool,
+    pub check_quorum: bool,
+    pub teaching: TeachingSwitches,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        let c = ClusterConfig::new(3, 1);
+        Settings {
+            members: c.members,
+            seed: c.seed,
+            pre_vote: c.pre_vote,
+            check_quorum: c.check_quorum,
+            teaching: c.teaching,
+        }
+    }
+}
+
+impl Settings {
+    pub fn config(&self) -> ClusterConfig {
+        let mut c = ClusterConfig::new(self.members, self.seed);
+        c.pre_vote = self.pre_vote;
+        c.check_quorum = self.check_quorum;
+        c.teaching = self.teaching;
+        c
+    }
+
+    pub fn get(&self, switch: Switch) -> bool {
+        match switch {
+            Switch::PreVote => self.pre_vote,
+            Switch::CheckQuorum => self.check_quorum,
+            Switch::CommitOldTerms => self.teaching.commit_old_terms_by_counting,
+            Switch::VoteWithoutLogCheck => self.teaching.vote_without_log_check,
+            Switch::ForgetVote => self.teaching.forget_vote_on_restart,
+        }
+    }
+
+    pub fn set(&mut self, switch: Switch, on: bool) {
+        match switch {
+            Switch::PreVote => self.pre_vote = on,
+            Switch::CheckQuorum => self.check_quorum = on,
+            Switch::CommitOldTerms => self.teaching.commit_old_terms_by_counting = on,
+            Switch::VoteWithoutLogCheck => self.teaching.vote_without_log_check = on,
+            Switch::ForgetVote => self.teaching.forget_vote_on_restart = on,
+        }
+    }
+}
+
+/// Settings plus the script of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shared {
+    pub settings: Settings,
+    pub script: String,
+}
+
+pub const MAX_MEMBERS: usize = 11;
+/// A loaded script may not run the page for longer than this much virtual time, nor have more
+/// lines than this: a link must not freeze the tab.
+pub const MAX_SCRIPT_MS: u64 = 60 * 60 * 1000;
+pub const MAX_SCRIPT_LINES: usize = 5_000;
+const MAX_FRAGMENT_CHARS: usize = 400_000;
+
+const SWITCH_KEYS: [(&str, Switch); 5] = [
+    ("pre-vote", Switch::PreVote),
+    ("check-quorum", Switch::CheckQuorum),
+    ("commit-old-terms", Switch::CommitOldTerms),
+    ("vote-without-log-check", Switch::VoteWithoutLogCheck),
+    ("forget-vote", Switch::ForgetVote),
+];
+
+/// The fragment (without `#`) that `decode` turns back into `shared`.
+pub fn encode(shared: &Shared) -> String {
+    let s = &shared.settings;
+    let mut out = format!("v=1&members={}&seed={}", s.members, s.seed);
+    for (key, switch) in SWITCH_KEYS {
+        out.push_str(&format!("&{key}={}", u8::from(s.get(switch))));
+    }
+    out.push_str("&script=");
+    out.push_str(&percent_encode(&shared.script));
+    out
+}
+
+/// Reads a fragment (with or without its `#`). `Ok(None)` for an empty one (a plain visit).
+pub fn decode(fragment: &str) -> Result<Option<Shared>, String> {
+    let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+    if fragment.is_empty() {
+        return Ok(None);
+    }
+    if fragment.len() > MAX_FRAGMENT_CHARS {
+        return Err(format!(
+            "the link is too long ({} characters; at most {MAX_FRAGMENT_CHARS})",
+            fragment.len()
+        ));
+    }
+    let mut settings = Settings::default();
+    let mut script = None;
+    let mut version = None;
+    for pair in fragment.split('&').filter(|p| !p.is_empty()) {
+        let (key, raw) = pair.split_once('=').unwrap_or((pair, ""));
+        let value = percent_decode(raw).ok_or_else(|| format!("{key}: bad %-encoding"))?;
+        match key {
+            "v" => version = Some(value),
+            "members" => {
+                settings.members = value
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=MAX_MEMBERS).contains(n))
+                    .ok_or_else(|| format!("members must be 1 to {MAX_MEMBERS}, not {value:?}"))?;
+            }
+            "seed" => {
+                settings.seed = value
+                    .parse()
+                    .map_err(|_| format!("seed must be a whole number, not {value:?}"))?;
+            }
+            "script" => script = Some(value),
+            _ => {
+                let (_, switch) = SWITCH_KEYS
+                    .iter()
+                    .find(|(k, _)| *k == key)
+                    .ok_or_else(|| format!("unknown setting {key:?}"))?;
+                let on = match value.as_str() {
+                    "1" | "true" | "on" => true,
+                    "0" | "false" | "off" => false,
+                    _ => return Err(format!("{key} must be 0 or 1, not {value:?}")),
+                };
+                settings.set(*switch, on);
+            }
+        }
+    }
+    if version.as_deref() != Some("1") {
+        return Err("not a Raft Lab link (no v=1)".into());
+    }
+    let script = script.unwrap_or_default();
+    check_script(&script)?;
+    Ok(Some(Shared { settings, script }))
+}
+
+/// Rejects scripts that would keep the page busy too long; the engine reports the rest.
+pub fn check_script(text: &str) -> Result<(), String> {
+    let lines = script::parse(text);
+    if lines.len() > MAX_SCRIPT_LINES {
+        return Err(format!(
+            "the script has {} commands; at most {MAX_SCRIPT_LINES}",
+            lines.len()
+        ));
+    }
+    let mut total: u64 = 0;
+    for line in &lines {
+        let words: Vec<&str> = line.text.split_whitespace().collect();
+        if let ["wait", d] = words.as_slice() {
+            total = total.saturating_add(parse_duration(d).unwrap_or(0));
+        }
+    }
+    if total > MAX_SCRIPT_MS {
+        return Err(format!(
+            "the script waits {} s of virtual time; at most {} s",
+            total / 1000,
+            MAX_SCRIPT_MS / 1000
+        ));
+    }
+    Ok(())
+}
+
+/// Reads the settings from an exported script's first line
+/// (`# raftlab run --members N --seed S`), if it has one.
+pub fn settings_from_script(text: &str, base: &Settings) -> Settings {
+    let mut settings = base.clone();
+    let Some(first) = text.lines().next() else {
+        return settings;
+    };
+    let Some(rest) = first.trim().strip_prefix("# raftlab run") else {
+        return settings;
+    };
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    for pair in words.windows(2) {
+        match pair {
+            ["--members", n] => {
+                if let Some(n) = n.parse().ok().filter(|n| (1..=MAX_MEMBERS).contains(n)) {
+                    settings.members = n;
+                }
+            }
+            ["--seed", s] => {
+                if let Ok(s) = s.parse() {
+                    settings.seed = s;
+                }
+            }
+            _ => {}
+        }
+    }
+    settings
+}
+
+/// Percent-encodes everything but RFC 3986's unreserved characters.
+pub fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 3 / 2);
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Decodes `%XX` escapes (and `+` as a space); `None` for a broken escape or bad UTF-8.
+pub fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = bytes.get(i + 1..i + 3)?;
+                let hex = std::str::from_utf8(hex).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}

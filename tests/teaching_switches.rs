@@ -1,0 +1,430 @@
+//! Every teaching switch breaks one rule of Raft; for each, a scenario built by hand
+//! (partitions, crashes, forced timeouts, lost messages: no luck involved) in which the switch
+//! ON makes the matching checker report its violation, while the very same scenario with the
+//! switch OFF reports nothing at all. A switch that no checker can catch would be a bug in the
+//! checkers.
+//!
+//! A trick used throughout: a member that just restarted knows no leader, so it answers a
+//! (pre-)vote at once instead of ignoring it for an election timeout (the check-quorum lease);
+//! kill and restart make an election happen exactly when the scenario wants it.
+
+use raftlab::base::{Index, MemberId, Millis, Term};
+use raftlab::check::{Monitor, Property};
+use raftlab::etcd::{Cluster, ClusterConfig};
+use raftlab::sim::InFlight;
+
+const M1: MemberId = MemberId(1);
+const M2: MemberId = MemberId(2);
+const M3: MemberId = MemberId(3);
+const M4: MemberId = MemberId(4);
+const M5: MemberId = MemberId(5);
+
+/// A cluster with its monitor fed after every single event.
+struct World {
+    c: Cluster,
+    monitor: Monitor,
+}
+
+impl World {
+    fn new(config: ClusterConfig) -> World {
+        let mut c = config.build();
+        c.record_trace(true);
+        let mut w = World {
+            c,
+            monitor: Monitor::new(),
+        };
+        w.observe();
+        w
+    }
+
+    fn observe(&mut self) {
+        self.monitor.observe(&self.c);
+    }
+
+    /// Steps (observing after each event) until `done` holds; panics after `limit_ms`.
+    fn step_until(&mut self, limit_ms: Millis, what: &str, done: impl Fn(&Cluster) -> bool) {
+        let deadline = self.c.now() + limit_ms;
+        while !done(&self.c) {
+            match self.c.next_event_time() {
+                Some(t) if t <= deadline => {
+                    self.c.step();
+                    self.observe();
+                }
+                _ => panic!("{what}: not within {limit_ms} ms\n{}", self.trace_tail()),
+            }
+        }
+    }
+
+    /// Runs for `ms`, observing after each event; the network loses every message `lose`
+    /// picks before it arrives.
+    fn run_losing(&mut self, ms: Millis, lose: impl Fn(&Cluster, &InFlight) -> bool) {
+        let deadline = self.c.now() + ms;
+        while self.c.next_event_time().is_some_and(|t| t <= deadline) {
+            self.c.step();
+            let lost: Vec<InFlight> = self
+                .c
+                .in_flight()
+                .into_iter()
+                .filter(|m| lose(&self.c, m))
+                .collect();
+            for msg in lost {
+                self.c.drop_message(msg.id).expect("in flight");
+            }
+            self.observe();
+        }
+        self.c.run_until(deadline);
+    }
+
+    fn run(&mut self, ms: Millis) {
+        self.run_losing(ms, |_, _| false);
+    }
+
+    /// Elects `id` and lets the cluster settle: the members' own start-up entries (etcd's
+    /// member publish and cluster version) committed everywhere.
+    fn elect_and_settle(&mut self, id: MemberId) {
+        self.campaign(id);
+        self.run(1_000);
+        self.step_until(2_000, "settled", |c| {
+            let last = c.node(id).map_or(0, |n| n.log.last_index());
+            c.member_ids()
+                .into_iter()
+                .all(|m| c.node(m).is_some_and(|n| n.log.committed == last))
+        });
+    }
+
+    fn node_leads(&self, id: MemberId) -> bool {
+        self.c.node(id).is_some_and(|n| n.is_leader())
+    }
+
+    fn term(&self, id: MemberId) -> Term {
+        self.c.node(id).map_or(0, |n| n.term)
+    }
+
+    fn last_index(&self, id: MemberId) -> Index {
+        self.c.node(id).map_or(0, |n| n.log.last_index())
+    }
+
+    /// Forces `id`'s election timer until it leads (a first round may only teach it the
+    /// current term).
+    fn campaign(&mut self, id: MemberId) {
+        for _ in 0..3 {
+            self.c.timeout(id).expect("running");
+            self.observe();
+            let deadline = self.c.now() + 200;
+            while !self.node_leads(id) && self.c.next_event_time().is_some_and(|t| t <= deadline) {
+                self.c.step();
+                self.observe();
+            }
+            if self.node_leads(id) {
+                return;
+            }
+        }
+        panic!("{id} could not win an election\n{}", self.trace_tail());
+    }
+
+    /// Kills and restarts `ids`: durable state only, no leader known, no lease.
+    fn bounce(&mut self, ids: &[MemberId]) {
+        for id in ids {
+            self.c.kill(*id).expect("running");
+            self.c.restart(*id).expect("stopped");
+            self.observe();
+        }
+    }
+
+    fn isolate(&mut self, id: MemberId) {
+        let all = self.c.member_ids();
+        self.c.net.isolate(id, &all);
+    }
+
+    fn trace_tail(&self) -> String {
+        let lines = self.c.trace_lines();
+        let keep = std::env::var("TRACE_LINES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(40);
+        lines[lines.len().saturating_sub(keep)..].join("\n")
+    }
+
+    /// Asserts that the monitor saw `property` (switch on) or nothing at all (switch off).
+    fn verdict(&self, switch_on: bool, property: Property) {
+        for v in self.monitor.violations() {
+            println!("switch {}: {v}", if switch_on { "on" } else { "off" });
+        }
+        let seen: Vec<String> = self
+            .monitor
+            .violations()
+            .iter()
+            .map(|v| v.to_string())
+            .collect();
+        if switch_on {
+            assert!(
+                self.monitor.saw(property),
+                "switch on: expected a {property} violation, saw {seen:#?}\n{}",
+                self.trace_tail()
+            );
+        } else {
+            assert!(
+                seen.is_empty(),
+                "switch off: expected no violation, saw {seen:#?}\n{}",
+                self.trace_tail()
+            );
+        }
+    }
+}
+
+/// §5.4.2, Figure 8: a leader that commits an entry of an earlier term by counting replicas
+/// lets a later leader overwrite it, so two members apply different entries at one index.
+///
+/// m1 (term a) puts X at index i on m1 and m2 only, and crashes with m2. m5 wins term b with
+/// m3 and m4 but is cut off at once: its own entry at i (term b) stays on m5 alone. m1
+/// restarts and wins term c; the network loses every copy of its new term-c entry, so only X
+/// reaches m3 and m4. Counting replicas, m1 commits and applies X. m1 crashes; m5 restarts and
+/// wins term d (its last term b beats their a), overwrites X and applies its own entry at i.
+fn figure_8(switch_on: bool) -> World {
+    let mut config = ClusterConfig::new(5, 8);
+    config.teaching.commit_old_terms_by_counting = switch_on;
+    let mut w = World::new(config);
+    w.elect_and_settle(M1);
+
+    // (a) X reaches m2 only.
+    w.c.net.partition(&[vec![M1, M2], vec![M3, M4, M5]]);
+    let (i, a) = (w.last_index(M1) + 1, w.term(M1));
+    w.c.propose(M1, b"X".to_vec()).expect("m1 leads");
+    w.step_until(1_000, "X on m2", |c| {
+        c.node(M2).is_some_and(|n| n.log.last_index() >= i)
+    });
+
+    // (b) m5 leads term b with m3 and m4, and is cut off as it wins.
+    w.c.kill(M1).unwrap();
+    w.c.kill(M2).unwrap();
+    w.run(50); // what m1 sent before the partition arrives first
+    w.c.net.heal();
+    w.bounce(&[M3, M4]);
+    w.campaign(M5);
+    w.isolate(M5);
+    w.run(50);
+    assert_eq!(
+        w.last_index(M5),
+        i,
+        "m5's own entry sits at index i\n{}",
+        w.trace_tail()
+    );
+    w.c.kill(M5).unwrap();
+    w.c.net.heal();
+
+    // (c) m1 leads term c; every copy of its new entry is lost, X reaches m3 and m4.
+    w.c.restart(M1).unwrap();
+    w.c.restart(M2).unwrap();
+    w.c.with_process(M1, |m, _| {
+        if let Some(node) = m.node_mut() {
+            node.config.max_entries_per_msg = 1;
+        }
+    });
+    w.observe();
+    w.campaign(M1);
+    // The network loses every copy of m1's term-c entry that its receiver would accept.
+    let own = format!("[{}@", i + 1);
+    w.run_losing(500, |c, m| {
+        let has_x = c.node(m.to).is_some_and(|n| n.log.term(i) == Some(a));
+        m.from == M1 && m.describe.contains(&own) && has_x
+    });
+    assert_eq!(
+        w.c.node(M1).map(|n| n.log.committed >= i),
+        Some(switch_on),
+        "m1 commits X exactly when it counts replicas of old terms\n{}",
+        w.trace_tail()
+    );
+
+    // (d) m1 crashes; m5 wins term d and overwrites X everywhere.
+    w.c.kill(M1).unwrap();
+    w.run(50);
+    w.c.restart(M5).unwrap();
+    w.bounce(&[M2, M3, M4]);
+    w.campaign(M5);
+    w.run(1_000);
+    w
+}
+
+#[test]
+fn figure_8_commit_by_counting_breaks_state_machine_safety_5_4_2() {
+    let on = figure_8(true);
+    on.verdict(true, Property::StateMachineSafety);
+    assert!(on.monitor.saw(Property::LeaderCompleteness));
+    figure_8(false).verdict(false, Property::StateMachineSafety);
+}
+
+/// §5.4.1: a voter that skips the up-to-date check elects a leader that lacks a committed
+/// entry.
+///
+/// m1 commits X with m2 while m3 is partitioned away; m1 crashes; m2, just restarted, is
+/// asked by m3 (whose log lacks X) for its vote.
+fn vote_without_log_check(switch_on: bool) -> World {
+    let mut config = ClusterConfig::new(3, 541);
+    config.teaching.vote_without_log_check = switch_on;
+    let mut w = World::new(config);
+    w.elect_and_settle(M1);
+    w.c.net.partition(&[vec![M1, M2], vec![M3]]);
+    let i = w.last_index(M1) + 1;
+    w.c.propose(M1, b"X".to_vec()).expect("m1 leads");
+    w.step_until(1_000, "X committed", |c| {
+        c.node(M1).is_some_and(|n| n.log.committed >= i)
+    });
+    w.c.kill(M1).unwrap();
+    w.run(50);
+    w.c.net.heal();
+    w.bounce(&[M2]);
+    w.c.timeout(M3).unwrap();
+    w.observe();
+    w.run(3_000);
+    assert_eq!(
+        w.node_leads(M3),
+        switch_on,
+        "m3 wins only without the log check"
+    );
+    w
+}
+
+#[test]
+fn voting_without_the_log_check_breaks_leader_completeness_5_4_1() {
+    vote_without_log_check(true).verdict(true, Property::LeaderCompleteness);
+    vote_without_log_check(false).verdict(false, Property::LeaderCompleteness);
+}
+
+/// §5.2: each server votes for at most one candidate per term, which needs `votedFor` on
+/// disk. A voter that forgets it on restart votes twice in one term.
+///
+/// m1's messages to m3 are lost; m1 wins term t with m2's vote and is cut off as it wins (so
+/// m2's log stays as short as m3's). m2 crashes and restarts; m3 asks it for a vote in the
+/// same term t.
+fn forget_vote(switch_on: bool) -> World {
+    let mut config = ClusterConfig::new(3, 52);
+    config.teaching.forget_vote_on_restart = switch_on;
+    let mut w = World::new(config);
+    w.c.net.cut.insert((M1, M3));
+    w.campaign(M1);
+    let t = w.term(M1);
+    w.isolate(M1);
+    w.run(50);
+    w.bounce(&[M2]);
+    w.c.timeout(M3).unwrap();
+    w.observe();
+    w.run(500);
+    assert_eq!(
+        w.node_leads(M3) && w.term(M3) == t,
+        switch_on,
+        "m3 leads m1's term only if m2 forgot its vote"
+    );
+    w.run(3_000);
+    w
+}
+
+#[test]
+fn forgetting_the_vote_on_restart_breaks_election_safety_5_2() {
+    forget_vote(true).verdict(true, Property::ElectionSafety);
+    forget_vote(false).verdict(false, Property::ElectionSafety);
+}
+
+/// Thesis §9.6: without pre-vote, a member cut off from the others raises its term at every
+/// election timeout, and when it rejoins that term deposes a leader a quorum still followed.
+fn rejoin(pre_vote: bool) -> World {
+    let mut config = ClusterConfig::new(3, 96);
+    config.pre_vote = pre_vote;
+    let mut w = World::new(config);
+    w.elect_and_settle(M1);
+    let term = w.term(M1);
+    w.c.net.partition(&[vec![M1, M2], vec![M3]]);
+    w.run(5_000);
+    assert_eq!(
+        w.term(M3) > term,
+        !pre_vote,
+        "m3's term grows only without pre-vote"
+    );
+    w.c.net.heal();
+    w.run(3_000);
+    w
+}
+
+#[test]
+fn without_pre_vote_a_rejoining_member_disrupts_the_leader_thesis_9_6() {
+    rejoin(false).verdict(true, Property::Disruption);
+    rejoin(true).verdict(false, Property::Disruption);
+}
+
+/// Thesis §6.2 (check-quorum): a leader that hears from no quorum for an election timeout
+/// steps down; without that rule a leader cut off in a minority keeps leading.
+fn cut_off_leader(check_quorum: bool) -> World {
+    let mut config = ClusterConfig::new(3, 62);
+    config.check_quorum = check_quorum;
+    let mut w = World::new(config);
+    w.elect_and_settle(M1);
+    w.c.net.partition(&[vec![M1], vec![M2, M3]]);
+    w.run(6_000);
+    assert_eq!(
+        w.node_leads(M1),
+        !check_quorum,
+        "m1 steps down only with check-quorum"
+    );
+    w.c.net.heal();
+    w.run(2_000);
+    w
+}
+
+#[test]
+fn without_check_quorum_a_cut_off_leader_stays_stale_thesis_6_2() {
+    cut_off_leader(false).verdict(true, Property::StaleLeader);
+    cut_off_leader(true).verdict(false, Property::StaleLeader);
+}
+
+#[test]
+fn the_violations_read_as_sentences() {
+    let w = forget_vote(true);
+    let text = w.monitor.violations()[0].to_string();
+    assert!(
+        text.starts_with("election safety: m1 and m3 both led term "),
+        "{text}"
+    );
+    let w = figure_8(true);
+    let text = w
+        .monitor
+        .violations()
+        .iter()
+        .find(|v| v.property == Property::StateMachineSafety)
+        .map(|v| v.to_string())
+        .unwrap_or_default();
+    assert!(
+        text.contains("m1 applied") && text.contains("(X)"),
+        "{text}"
+    );
+}
+
+/// Regression (found by `sim_random`, seeds 1208 and 1907): `Raft::force_timeout` on a leader
+/// used to reset its `election_elapsed`, which is also the leader's check-quorum clock, so
+/// pressing "time out" on a cut-off leader every election timeout kept it leading forever.
+/// etcd ignores MsgHup on a leader, and so does the engine now.
+#[test]
+fn a_forced_timeout_does_not_postpone_check_quorum() {
+    let mut w = World::new(ClusterConfig::new(3, 62));
+    w.elect_and_settle(M1);
+    w.c.net.partition(&[vec![M1], vec![M2, M3]]);
+    for _ in 0..8 {
+        w.run(900);
+        w.c.timeout(M1).unwrap();
+        w.observe();
+    }
+    w.verdict(false, Property::StaleLeader);
+}
+
+/// Regression (found by `sim_random`, seed 90617): a member used to start with its bootstrap
+/// configuration only in memory; killed before its first fsync completed, it restarted with
+/// no voters and term 0 and never campaigned. Like etcd's WAL, the bootstrap is now on disk
+/// before the member starts.
+#[test]
+fn a_crash_during_the_first_fsync_keeps_the_bootstrap_configuration() {
+    let mut w = World::new(ClusterConfig::new(3, 7));
+    for id in [M1, M2, M3] {
+        w.c.set_fsync(id, 100).unwrap();
+    }
+    w.run(30);
+    w.bounce(&[M1, M2, M3]);
+    w.step_until(20_000, "a leader after the crash", |c| c.leader().is_some());
+}
