@@ -512,8 +512,31 @@ impl Session {
             etcd_id: restored.member_id,
             cluster_id: restored.cluster_id,
         };
-        self.world
-            .with_process(member, |m, _| m.install_restored(identity, restored.db));
+        // The restored cluster's members: a single-member restore keeps whatever name it was
+        // given; larger ones name their members after the simulated ones (m1, m2, ...).
+        let voters: Vec<MemberId> = if restored.initial_cluster.len() <= 1 {
+            vec![member]
+        } else {
+            restored
+                .initial_cluster
+                .iter()
+                .map(|(name, _)| {
+                    self.world.member(name).map_err(|_| {
+                        format!("cannot map member {name:?} of --initial-cluster to a simulated member (name them m1, m2, ...)")
+                    })
+                })
+                .collect::<Result<_, _>>()?
+        };
+        let own = voters.len() == 1 || self.world.member(&identity.name).ok() == Some(member);
+        if !own || !voters.contains(&member) {
+            return Err(format!(
+                "{dir} was restored for member {:?}, not {member}",
+                identity.name
+            ));
+        }
+        self.world.with_process(member, |m, _| {
+            m.install_restored(identity, restored.db, voters)
+        });
         let result = self.world.restart(member);
         self.done(result, line)
     }

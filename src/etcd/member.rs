@@ -270,15 +270,16 @@ impl Member {
     }
 
     /// Replaces a stopped member's disk by a restored data directory (`etcdutl snapshot
-    /// restore`): a new identity, a one-member configuration, and the restored store as the
-    /// snapshot at index 1, as etcd writes it. Start it with the world's `restart`.
-    pub fn install_restored(&mut self, identity: Identity, db: Vec<u8>) {
+    /// restore`): a new identity, the `--initial-cluster` as its configuration, and the
+    /// restored store as the snapshot at index N (one per member), as etcd writes it. Start
+    /// it with the world's `restart`.
+    pub fn install_restored(&mut self, identity: Identity, db: Vec<u8>, voters: Vec<MemberId>) {
         let image = StateImage {
             store: db,
             attrs: Attributes::default(),
         };
         let conf = crate::raft::ConfState {
-            voters: [self.id].into_iter().collect(),
+            voters: voters.iter().copied().collect(),
             ..Default::default()
         };
         self.durable = Durable {
@@ -286,14 +287,14 @@ impl Member {
                 term: 1,
                 vote: None,
             },
-            snapshot_index: 1,
+            snapshot_index: voters.len() as Index,
             snapshot_term: 1,
             snapshot_conf: conf,
             snapshot_data: serde_json::to_vec(&image).unwrap_or_default(),
             entries: Vec::new(),
         };
         self.identity = identity;
-        self.config.voters = vec![self.id];
+        self.config.voters = voters;
         self.removed = false;
     }
 
