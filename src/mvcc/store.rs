@@ -308,6 +308,28 @@ impl Store {
         self.compact(self.current_rev).map(|_| ())
     }
 
+    /// The last `limit` changes still in the history, oldest first, as a watch from their
+    /// revision would deliver them (a read-only view for the UI's watch stream).
+    pub fn recent_events(&self, limit: usize) -> Vec<super::watch::Event> {
+        let mut out: Vec<super::watch::Event> = self
+            .backend
+            .values()
+            .rev()
+            .take(limit)
+            .map(|rec| super::watch::Event {
+                kind: if rec.tombstone {
+                    super::watch::EventType::Delete
+                } else {
+                    super::watch::EventType::Put
+                },
+                kv: rec.kv.clone(),
+                prev_kv: None,
+            })
+            .collect();
+        out.reverse();
+        out
+    }
+
     /// Sets the keys of one of the etcd server's buckets (`members`, `cluster`).
     pub fn set_server_bucket(&mut self, bucket: &str, keys: BTreeSet<Vec<u8>>) {
         self.server_keys.insert(bucket.to_string(), keys);

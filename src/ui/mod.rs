@@ -214,6 +214,7 @@ fn App() -> Html {
                                 Tab::Network => panels::network(world, lang, &d),
                                 Tab::Rules => panels::rules(&model.settings, &model.monitor.borrow(), lang, &d),
                                 Tab::Share => panels::share(&session, &model.settings, lang, &d),
+                                Tab::Keys => panels::keys(world, model.kv_member, lang, &d),
                             } }
                         </div>
                     </div>
@@ -353,6 +354,7 @@ fn tabs(current: Tab, lang: Lang, d: &UseReducerDispatcher<Model>) -> Html {
         (Tab::Network, "network", Text::TabNetwork),
         (Tab::Rules, "rules", Text::TabRules),
         (Tab::Share, "share", Text::TabShare),
+        (Tab::Keys, "keys", Text::TabKeys),
     ];
     html! {
         <div class="tabs" role="tablist">

@@ -46,6 +46,7 @@ pub enum Tab {
     Network,
     Rules,
     Share,
+    Keys,
 }
 
 /// A teaching or safety switch of the engine's configuration.
@@ -73,6 +74,8 @@ pub struct Model {
     pub lang: Lang,
     pub presenter: bool,
     pub tab: Tab,
+    /// The member whose key-value store the Keys tab shows (None: the leader, or m1).
+    pub kv_member: Option<crate::base::MemberId>,
     /// The message whose fields are shown (clicked in the cluster or the diagram).
     pub selected_message: Option<u64>,
     pub notice: Option<Notice>,
@@ -96,6 +99,7 @@ pub enum Msg {
     SetLang(Lang),
     SetPresenter(bool),
     SetTab(Tab),
+    ShowKeysOf(crate::base::MemberId),
     /// One command line (typed in the console or sent by a button), e.g. `kill m1`.
     Command(String),
     /// Several commands as one user action (a network preset).
@@ -125,6 +129,7 @@ impl Model {
             lang,
             presenter,
             tab: Tab::Logs,
+            kv_member: None,
             selected_message: None,
             notice: None,
             carry_ms: 0.0,
@@ -329,6 +334,7 @@ impl Reducible for Model {
             }
             Msg::SetLang(lang) => next.lang = lang,
             Msg::SetPresenter(on) => next.presenter = on,
+            Msg::ShowKeysOf(member) => next.kv_member = Some(member),
             Msg::SetTab(tab) => {
                 next.tab = tab;
                 next.recorder.borrow_mut().wanted = tab == Tab::SpaceTime;

@@ -502,3 +502,78 @@ pub fn inspector(world: &World, recorder: &Recorder, id: u64, lang: Lang, d: &Di
         </div>
     }
 }
+
+/// One member's MVCC store, as the engine reports it, and the latest changes a watch would
+/// deliver. Nothing here is computed: it is `Cluster::kv_view` and `Store::recent_events`.
+pub fn keys(world: &World, chosen: Option<MemberId>, lang: Lang, d: &Dispatch) -> Html {
+    let ids = world.member_ids();
+    let member = chosen
+        .filter(|m| ids.contains(m))
+        .or_else(|| world.leader())
+        .or_else(|| ids.first().copied());
+    let Some(member) = member else {
+        return html! {};
+    };
+    let Some(view) = world.kv_view(member) else {
+        return html! {};
+    };
+    let events = world
+        .process(member)
+        .map(|m| m.store.recent_events(12))
+        .unwrap_or_default();
+    let text = |b: &[u8]| crate::raft::summarize(b);
+    let compacted = if view.compact_revision > 0 {
+        view.compact_revision.to_string()
+    } else {
+        "–".into()
+    };
+    html! {
+        <div class="keys-panel" data-kv-member={member.to_string()} data-kv-revision={view.revision.to_string()}>
+            <div class="kv-members" role="group">
+                { for ids.iter().map(|id| {
+                    let (id, d) = (*id, d.clone());
+                    html! {
+                        <button class={classes!((id == member).then_some("current"))} data-kv-show={id.to_string()}
+                            onclick={Callback::from(move |_: MouseEvent| d.dispatch(Msg::ShowKeysOf(id)))}>{ id.to_string() }</button>
+                    }
+                }) }
+                <span class="kv-revs">
+                    { format!("{} {} · {} {compacted}", t(lang, Text::KvRevision), view.revision, t(lang, Text::KvCompacted)) }
+                </span>
+            </div>
+            if view.kvs.is_empty() {
+                <p class="kv-empty">{ t(lang, Text::KvEmpty) }</p>
+            } else {
+                <table class="kv-table">
+                    <thead><tr><th>{ "key" }</th><th>{ "value" }</th><th>{ "create" }</th><th>{ "mod" }</th><th>{ "version" }</th><th>{ "lease" }</th></tr></thead>
+                    <tbody>
+                        { for view.kvs.iter().map(|kv| html! {
+                            <tr data-kv-key={text(&kv.key)}>
+                                <td class="k">{ text(&kv.key) }</td>
+                                <td>{ text(&kv.value) }</td>
+                                <td>{ kv.create_revision }</td>
+                                <td>{ kv.mod_revision }</td>
+                                <td>{ kv.version }</td>
+                                <td>{ if kv.lease == 0 { "–".to_string() } else { format!("{:x}", kv.lease) } }</td>
+                            </tr>
+                        }) }
+                    </tbody>
+                </table>
+            }
+            <h3>{ t(lang, Text::WatchStream) }</h3>
+            <ol class="watch-stream" data-watch-stream="">
+                { for events.iter().map(|e| {
+                    let kind = match e.kind { crate::mvcc::EventType::Put => "PUT", crate::mvcc::EventType::Delete => "DELETE" };
+                    html! {
+                        <li class={classes!("ev", kind.to_lowercase())}>
+                            <span class="rev">{ e.kv.mod_revision }</span>
+                            <span class="kind">{ kind }</span>
+                            <span class="k">{ text(&e.kv.key) }</span>
+                            if kind == "PUT" { <span class="v">{ text(&e.kv.value) }</span> }
+                        </li>
+                    }
+                }) }
+            </ol>
+        </div>
+    }
+}
