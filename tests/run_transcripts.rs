@@ -1,4 +1,4 @@
-//! Transcript tests of `raftlab run`: each `tests/testdata/run/*.script` is run through the
+//! Transcript tests of `raftlab run`: each `tests/testdata/{run,kube}/*.script` is run through the
 //! real binary with the flags of its first line (`# raftlab run --members 3 --seed 7 --echo`),
 //! and its output must equal the `.out` file beside it. `REWRITE=1 cargo test --test
 //! run_transcripts` blesses new output (then read the diff before committing).
@@ -30,23 +30,26 @@ fn run(script: &Path) -> (String, i32) {
     (text, out.status.code().unwrap_or(-1))
 }
 
-fn scripts() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/testdata/run");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+/// The `.script` files of `tests/testdata/<dir>`, in order.
+fn scripts_in(dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/testdata")
+        .join(dir);
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "script"))
         .collect();
     paths.sort();
-    assert!(!paths.is_empty(), "no transcripts found");
+    assert!(!paths.is_empty(), "no transcripts in {}", dir.display());
     paths
 }
 
-#[test]
-fn transcripts_match() {
+/// Runs every script of `dir` and compares it with its `.out` (or blesses it with REWRITE=1).
+fn check_transcripts(dir: &str) {
     let rewrite = std::env::var_os("REWRITE").is_some();
     let mut failures = Vec::new();
-    for script in scripts() {
+    for script in scripts_in(dir) {
         let (got, code) = run(&script);
         let got = format!("{got}[run exit {code}]\n");
         let expected_path = script.with_extension("out");
@@ -67,6 +70,27 @@ fn transcripts_match() {
         "transcripts differ (REWRITE=1 to bless):\n{}",
         failures.join("\n")
     );
+}
+
+/// Simulator and etcd stories (`tests/testdata/run/`).
+#[test]
+fn transcripts_match() {
+    check_transcripts("run");
+}
+
+/// Kubernetes stories (`tests/testdata/kube/`).
+#[test]
+fn kube_transcripts_match() {
+    check_transcripts("kube");
+}
+
+/// The same Kubernetes story twice gives byte-identical output: the control plane is
+/// deterministic too.
+#[test]
+fn kube_runs_are_reproducible() {
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/testdata/kube/deployment.script");
+    assert_eq!(run(&script), run(&script));
 }
 
 /// The walking skeleton's story, asserted on the JSON rather than on a transcript: a leader
