@@ -273,13 +273,12 @@ impl Session {
                 })
             }
             ("timeout", [secs, tool, rest @ ..]) if tool == "etcdctl" => {
-                match parse_duration(secs).map(|ms| {
-                    if secs.bytes().all(|b| b.is_ascii_digit()) {
-                        ms * 1000
-                    } else {
-                        ms
-                    }
-                }) {
+                // coreutils `timeout`: a bare number is seconds.
+                let limit = match secs.parse::<u64>() {
+                    Ok(whole_seconds) => whole_seconds.checked_mul(1000),
+                    Err(_) => parse_duration(secs),
+                };
+                match limit {
                     Some(limit) => Some(etcdctl::etcdctl_timeout(self, rest, stdin, limit)),
                     None => Some(Output {
                         stdout: String::new(),
@@ -313,7 +312,7 @@ impl Session {
             "drop-message" | "delay-message" => self.message(verb, &args, line),
             "loss" => self.loss(&args, line),
             "drop" => self.drop_link(&args, line),
-            other => Err(format!("unknown command {other:?} (try: wait, status, kill, restart, pause, resume, timeout, transfer, partition, isolate, heal, latency, loss, drop, add-member, add-learner, remove-member, promote, snapshot, snapshot-count, fsync, drop-message, delay-message)")),
+            other => Err(format!("unknown command {other:?} (try: etcdctl, etcdutl, kubectl, kube, wait, status, kill, restart, pause, resume, timeout, transfer, partition, isolate, heal, latency, loss, drop, add-member, add-learner, remove-member, promote, snapshot, snapshot-count, fsync, drop-message, delay-message, write)")),
         };
         result.unwrap_or_else(Output::error)
     }
