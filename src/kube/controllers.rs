@@ -29,6 +29,9 @@ enum PodStep {
 #[derive(Clone, Debug)]
 pub struct Controllers {
     rng: Rng,
+    /// Leader election of kube-controller-manager and kube-scheduler through Leases.
+    controller_manager: Elector,
+    scheduler: Elector,
     /// Per pod key: the kubelet's next step and its due time.
     pod_timers: BTreeMap<String, (PodStep, Millis)>,
     next_lease_renew_ms: Millis,
@@ -93,6 +96,8 @@ fn status_i64(obj: &Value, field: &str) -> i64 {
 impl Controllers {
     pub fn new(rng: Rng) -> Controllers {
         Controllers {
+            controller_manager: Elector::new("kube-controller-manager"),
+            scheduler: Elector::new("kube-scheduler"),
             rng,
             pod_timers: BTreeMap::new(),
             next_lease_renew_ms: 0,
@@ -138,20 +143,41 @@ impl Controllers {
     }
 
     pub fn tick(&mut self, api: &mut ApiServer, world: &mut Cluster) {
-        let loops: [fn(&mut Controllers, &mut ApiServer, &mut Cluster) -> Tick; 6] = [
-            Controllers::node_leases,
-            Controllers::kubelets,
-            Controllers::scheduler,
-            Controllers::deployments,
-            Controllers::replicasets,
-            Controllers::garbage_collector,
-        ];
+        // The kubelets run on their nodes whatever happens to the control plane, and the
+        // control plane's components are processes of their own: a failing kubelet round
+        // does not stop them from trying.
+        for step in [Controllers::node_leases, Controllers::kubelets] {
+            if step(self, api, world).is_err() {
+                break;
+            }
+            api.sync(world);
+        }
+        // The scheduler and the controller manager act only while they hold their Lease.
+        let scheduling = self.scheduler.elect(api, world);
+        let managing = self.controller_manager.elect(api, world);
+        let mut loops: Vec<fn(&mut Controllers, &mut ApiServer, &mut Cluster) -> Tick> = Vec::new();
+        if scheduling {
+            loops.push(Controllers::scheduler);
+        }
+        if managing {
+            loops.extend([
+                Controllers::deployments
+                    as fn(&mut Controllers, &mut ApiServer, &mut Cluster) -> Tick,
+                Controllers::replicasets,
+                Controllers::garbage_collector,
+            ]);
+        }
         for step in loops {
             if step(self, api, world).is_err() {
                 return;
             }
             api.sync(world);
         }
+    }
+
+    /// Whether the controller manager and the scheduler currently lead (for views and tests).
+    pub fn leading(&self) -> (bool, bool) {
+        (self.controller_manager.leading, self.scheduler.leading)
     }
 
     // ----- kubelets ---------------------------------------------------------------------
@@ -1068,6 +1094,103 @@ fn event(
         component,
         host.as_deref(),
     )
+}
+
+/// client-go leader election with kube's defaults: a Lease in `kube-system` held for 15 s,
+/// renewed every 2 s, given up when it could not be renewed for 10 s (the renew deadline).
+/// There is one replica of each component, so the Lease only ever changes hands with itself,
+/// but losing etcd's quorum makes it lose the Lease and stop, as the real ones do.
+#[derive(Clone, Debug)]
+struct Elector {
+    name: &'static str,
+    identity: String,
+    leading: bool,
+    last_renew_ms: Option<Millis>,
+    next_try_ms: Millis,
+}
+
+const LEASE_DURATION_S: i64 = 15;
+const RENEW_DEADLINE_MS: Millis = 10_000;
+const RETRY_PERIOD_MS: Millis = 2_000;
+
+impl Elector {
+    fn new(name: &'static str) -> Elector {
+        Elector {
+            name,
+            identity: format!("{name}-0_raftlab"),
+            leading: false,
+            last_renew_ms: None,
+            next_try_ms: 0,
+        }
+    }
+
+    /// Tries to acquire or renew the Lease when due; returns whether it leads now.
+    fn elect(&mut self, api: &mut ApiServer, world: &mut Cluster) -> bool {
+        let now = world.now();
+        let deadline_passed = self
+            .last_renew_ms
+            .is_none_or(|t| now >= t + RENEW_DEADLINE_MS);
+        if self.leading && deadline_passed {
+            // client-go: "failed to renew lease ...: timed out waiting for the condition".
+            self.leading = false;
+        }
+        if now < self.next_try_ms {
+            return self.leading;
+        }
+        self.next_try_ms = now + RETRY_PERIOD_MS;
+        let identity = self.identity.clone();
+        let renewed = match api.get(world, &LEASES, "kube-system", self.name) {
+            Ok(_) => api
+                .guaranteed_update(world, &LEASES, "kube-system", self.name, |cur| {
+                    let holder = meta::str_at(cur, &["spec", "holderIdentity"]);
+                    if holder != identity && !holder.is_empty() {
+                        return Err(ApiError::internal(format!("lease held by {holder}")));
+                    }
+                    let mut new = cur.clone();
+                    let spec = meta::obj_mut(&mut new, &["spec"]);
+                    spec.insert("holderIdentity".into(), json!(identity));
+                    spec.insert("leaseDurationSeconds".into(), json!(LEASE_DURATION_S));
+                    spec.insert("renewTime".into(), json!(micro_time(now)));
+                    Ok(new)
+                })
+                .is_ok(),
+            Err(e) if e.reason == "NotFound" => {
+                let lease = json!({
+                    "metadata": {"name": self.name, "namespace": "kube-system"},
+                    "spec": {"holderIdentity": identity, "leaseDurationSeconds": LEASE_DURATION_S,
+                        "acquireTime": micro_time(now), "renewTime": micro_time(now),
+                        "leaseTransitions": 0}
+                });
+                api.create(world, &LEASES, lease).is_ok()
+            }
+            Err(_) => false,
+        };
+        if renewed {
+            if !self.leading {
+                self.leading = true;
+                let lease = json!({"kind": "Lease", "metadata": {"name": self.name, "namespace": "kube-system"}});
+                let message = format!("{} became leader", self.identity);
+                let _ = event(
+                    api,
+                    world,
+                    &lease,
+                    "Normal",
+                    "LeaderElection",
+                    &message,
+                    self.name,
+                );
+            }
+            self.last_renew_ms = Some(world.now());
+        } else if self.leading
+            && self
+                .last_renew_ms
+                .is_none_or(|t| world.now() >= t + RENEW_DEADLINE_MS)
+        {
+            // client-go: "failed to renew lease ...: timed out waiting for the condition".
+            self.leading = false;
+        }
+        self.leading
+    }
 }
 
 /// maxSurge and maxUnavailable resolved against `replicas` (surge rounds up, unavailable

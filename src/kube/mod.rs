@@ -74,6 +74,11 @@ impl ControlPlane {
         }
     }
 
+    /// Whether kube-controller-manager and kube-scheduler hold their Leases (and so act).
+    pub fn leading(&self) -> (bool, bool) {
+        self.controllers.leading()
+    }
+
     /// One round of every loop (informers read the apiserver's watch cache, synced first).
     pub fn tick(&mut self, world: &mut Cluster) {
         self.api.sync(world);

@@ -185,3 +185,41 @@ fn kubectl_junk_never_panics() {
         assert!(out.code == 0 || !out.stderr.is_empty(), "{args:?}: {out:?}");
     }
 }
+
+/// Losing etcd's quorum: the controller manager and the scheduler cannot renew their Leases
+/// within the renew deadline and stop; when quorum returns they take the Leases again.
+#[test]
+fn leader_election_leases_lapse_without_quorum_and_return_with_it() {
+    let mut w = world();
+    let mut cp = ControlPlane::up(&mut w, 1).unwrap();
+    let until = w.now() + 5_000;
+    cp.run_until(&mut w, until);
+    assert_eq!(
+        cp.leading(),
+        (true, true),
+        "both lead while etcd is healthy"
+    );
+    let leader = w.leader().unwrap();
+    let others: Vec<_> = w
+        .member_ids()
+        .into_iter()
+        .filter(|m| *m != leader)
+        .collect();
+    for m in &others {
+        w.kill(*m).unwrap();
+    }
+    let until = w.now() + 20_000;
+    cp.run_until(&mut w, until);
+    assert_eq!(
+        cp.leading(),
+        (false, false),
+        "no quorum: the Leases lapse and both stop"
+    );
+    for m in &others {
+        w.restart(*m).unwrap();
+    }
+    assert!(w.run_until_cond(30_000, |c| c.ready_leader().is_some()));
+    let until = w.now() + 10_000;
+    cp.run_until(&mut w, until);
+    assert_eq!(cp.leading(), (true, true), "quorum back: both lead again");
+}
