@@ -419,6 +419,19 @@ impl Session {
                 self.record(line);
                 Ok(Output::default())
             }
+            [verb @ ("stop-kubelet" | "start-kubelet"), node] => {
+                let kube = self
+                    .kube
+                    .as_mut()
+                    .ok_or("kube: the control plane is not up (kube up)")?;
+                if !kube.set_kubelet_running(node, *verb == "start-kubelet") {
+                    return Err(format!(
+                        "kube: no node named {node:?} (node-1, node-2, node-3)"
+                    ));
+                }
+                self.record(line);
+                Ok(Output::default())
+            }
             ["down"] => {
                 self.kube = None;
                 self.record(line);

@@ -9,10 +9,17 @@ use super::NODE_NAMES;
 use crate::base::{Millis, Rng};
 use crate::etcd::Cluster;
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Node leases: renewed every 10 s, valid for 40 s (kubelet defaults).
 const NODE_LEASE_RENEW_MS: Millis = 10_000;
+/// kube-controller-manager `--node-monitor-grace-period`: a node whose lease has not moved
+/// for this long is NotReady (Unknown).
+const NODE_MONITOR_GRACE_MS: Millis = 40_000;
+/// The default toleration of `node.kubernetes.io/unreachable:NoExecute`: pods are evicted
+/// this long after the taint.
+const UNREACHABLE_TOLERATION_MS: Millis = 300_000;
+const UNREACHABLE_TAINT: &str = "node.kubernetes.io/unreachable";
 const NODE_LEASE_DURATION_S: i64 = 40;
 
 /// What the simulated kubelet does next to a pod, and when.
@@ -29,6 +36,12 @@ enum PodStep {
 #[derive(Clone, Debug)]
 pub struct Controllers {
     rng: Rng,
+    /// Nodes whose kubelet is stopped (`kube stop-kubelet`): no lease renewals, no pod work.
+    stopped_kubelets: BTreeSet<String>,
+    /// Node lifecycle: per node, the lease renewTime last seen and when it was seen to change
+    /// (the controller's probe timestamp), and when the unreachable taint was added.
+    node_probes: BTreeMap<String, (String, Millis)>,
+    tainted_at: BTreeMap<String, Millis>,
     /// Leader election of kube-controller-manager and kube-scheduler through Leases.
     controller_manager: Elector,
     scheduler: Elector,
@@ -57,6 +70,20 @@ fn is_active(pod: &Value) -> bool {
             meta::str_at(pod, &["status", "phase"]),
             "Succeeded" | "Failed"
         )
+}
+
+/// Sets a node's Ready condition.
+fn set_ready(node: &mut Value, status: &str, reason: &str, message: &str, now: Millis) {
+    let conditions = meta::obj_mut(node, &["status"])
+        .entry("conditions")
+        .or_insert(json!([]));
+    if let Some(list) = conditions.as_array_mut() {
+        list.retain(|c| c.get("type").and_then(Value::as_str) != Some("Ready"));
+        list.push(
+            json!({"type": "Ready", "status": status, "reason": reason, "message": message,
+            "lastHeartbeatTime": meta::timestamp(now), "lastTransitionTime": meta::timestamp(now)}),
+        );
+    }
 }
 
 fn condition_true(obj: &Value, kind: &str) -> bool {
@@ -96,6 +123,9 @@ fn status_i64(obj: &Value, field: &str) -> i64 {
 impl Controllers {
     pub fn new(rng: Rng) -> Controllers {
         Controllers {
+            stopped_kubelets: BTreeSet::new(),
+            node_probes: BTreeMap::new(),
+            tainted_at: BTreeMap::new(),
             controller_manager: Elector::new("kube-controller-manager"),
             scheduler: Elector::new("kube-scheduler"),
             rng,
@@ -165,6 +195,7 @@ impl Controllers {
                     as fn(&mut Controllers, &mut ApiServer, &mut Cluster) -> Tick,
                 Controllers::replicasets,
                 Controllers::garbage_collector,
+                Controllers::node_lifecycle,
             ]);
         }
         for step in loops {
@@ -173,6 +204,118 @@ impl Controllers {
             }
             api.sync(world);
         }
+    }
+
+    /// Stops or starts a node's kubelet (a node failure the control plane must notice).
+    pub fn set_kubelet_running(&mut self, node: &str, running: bool) -> bool {
+        if !NODE_NAMES.contains(&node) {
+            return false;
+        }
+        if running {
+            self.stopped_kubelets.remove(node);
+        } else {
+            self.stopped_kubelets.insert(node.to_string());
+        }
+        true
+    }
+
+    /// The node lifecycle controller: NotReady (Unknown) and the unreachable taint when a
+    /// node's lease stops moving for the grace period, eviction of its pods after the
+    /// taint's default toleration, and Ready again when the lease moves.
+    fn node_lifecycle(&mut self, api: &mut ApiServer, world: &mut Cluster) -> Tick {
+        let now = world.now();
+        let leases = api.list_cached(&LEASES, Some("kube-node-lease"));
+        for node in NODE_NAMES {
+            let renew = leases
+                .iter()
+                .find(|l| meta::name(l) == node)
+                .map(|l| meta::str_at(l, &["spec", "renewTime"]).to_string())
+                .unwrap_or_default();
+            let probe = self
+                .node_probes
+                .entry(node.to_string())
+                .or_insert((renew.clone(), now));
+            if probe.0 != renew {
+                *probe = (renew, now);
+            }
+            let silent = now.saturating_sub(probe.1) >= NODE_MONITOR_GRACE_MS;
+            let tainted = self.tainted_at.contains_key(node);
+            if silent && !tainted {
+                self.tainted_at.insert(node.to_string(), now);
+                soft(api.guaranteed_update(world, &NODES, "", node, |cur| {
+                    let mut new = cur.clone();
+                    set_ready(&mut new, "Unknown", "NodeStatusUnknown", "Kubelet stopped posting node status.", now);
+                    let taints = meta::obj_mut(&mut new, &["spec"]).entry("taints").or_insert(json!([]));
+                    if let Some(list) = taints.as_array_mut() {
+                        list.push(json!({"key": UNREACHABLE_TAINT, "effect": "NoExecute", "timeAdded": meta::timestamp(now)}));
+                    }
+                    Ok(new)
+                }))?;
+                let node_obj = json!({"kind": "Node", "metadata": {"name": node}});
+                let msg = format!("Node {node} status is now: NodeNotReady");
+                soft(
+                    event(
+                        api,
+                        world,
+                        &node_obj,
+                        "Normal",
+                        "NodeNotReady",
+                        &msg,
+                        "node-controller",
+                    )
+                    .map(|_| Value::Null),
+                )?;
+            } else if !silent && tainted {
+                self.tainted_at.remove(node);
+                soft(api.guaranteed_update(world, &NODES, "", node, |cur| {
+                    let mut new = cur.clone();
+                    set_ready(
+                        &mut new,
+                        "True",
+                        "KubeletReady",
+                        "kubelet is posting ready status",
+                        now,
+                    );
+                    if let Some(list) = meta::obj_mut(&mut new, &["spec"])
+                        .get_mut("taints")
+                        .and_then(Value::as_array_mut)
+                    {
+                        list.retain(|t| {
+                            t.get("key").and_then(Value::as_str) != Some(UNREACHABLE_TAINT)
+                        });
+                    }
+                    Ok(new)
+                }))?;
+            }
+            let evict = self
+                .tainted_at
+                .get(node)
+                .is_some_and(|t| now >= t + UNREACHABLE_TOLERATION_MS);
+            if evict {
+                let doomed: Vec<Value> = api
+                    .list_cached(&PODS, None)
+                    .into_iter()
+                    .filter(|p| meta::str_at(p, &["spec", "nodeName"]) == node && is_active(p))
+                    .collect();
+                for pod in doomed {
+                    let msg = format!("Marking for deletion Pod {}", pod_key(&pod));
+                    soft(
+                        event(
+                            api,
+                            world,
+                            &pod,
+                            "Normal",
+                            "TaintManagerEviction",
+                            &msg,
+                            "taint-eviction-controller",
+                        )
+                        .map(|_| Value::Null),
+                    )?;
+                    soft(api.delete(world, &PODS, meta::namespace(&pod), meta::name(&pod), false))?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Whether the controller manager and the scheduler currently lead (for views and tests).
@@ -188,6 +331,9 @@ impl Controllers {
         }
         self.next_lease_renew_ms = world.now() + NODE_LEASE_RENEW_MS;
         for node in NODE_NAMES {
+            if self.stopped_kubelets.contains(node) {
+                continue;
+            }
             let now = world.now();
             soft(
                 api.guaranteed_update(world, &LEASES, "kube-node-lease", node, |cur| {
@@ -211,6 +357,12 @@ impl Controllers {
         let keys: Vec<String> = pods.iter().map(pod_key).collect();
         self.pod_timers.retain(|k, _| keys.contains(k));
         for pod in pods {
+            if self
+                .stopped_kubelets
+                .contains(meta::str_at(&pod, &["spec", "nodeName"]))
+            {
+                continue; // a stopped kubelet does nothing, not even remove its pods
+            }
             let key = pod_key(&pod);
             let wanted = if meta::at(&pod, &["metadata", "deletionTimestamp"]).is_some() {
                 Some(PodStep::Remove)

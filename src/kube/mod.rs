@@ -74,6 +74,11 @@ impl ControlPlane {
         }
     }
 
+    /// Stops or starts the kubelet of `node` (false: no such node).
+    pub fn set_kubelet_running(&mut self, node: &str, running: bool) -> bool {
+        self.controllers.set_kubelet_running(node, running)
+    }
+
     /// Whether kube-controller-manager and kube-scheduler hold their Leases (and so act).
     pub fn leading(&self) -> (bool, bool) {
         self.controllers.leading()
