@@ -540,3 +540,35 @@ fn keys_tab_shows_the_store_and_watch_stream() {
         },
     );
 }
+
+/// The Kubernetes tab: start the control plane, create a Deployment from the console, and
+/// watch the Deployment → ReplicaSet → Pods tree converge while `/registry` fills up in etcd.
+#[test]
+fn kubernetes_tab_shows_the_deployment_converging() {
+    story(
+        "kubernetes_tab_shows_the_deployment_converging",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            page.wait_count("[data-member]", 3).await?;
+            page.set_speed(10.0).await?;
+            page.wait_single_leader().await?;
+            page.open_tab("kube").await?;
+            page.click(r#"[data-action="kube-up"]"#).await?;
+            page.wait_exists(r#"[data-kube="up"]"#).await?;
+            page.console("kubectl create deployment web --image=nginx:1.25 --replicas=3")
+                .await?;
+            page.wait_console_output("deployment.apps/web created")
+                .await?;
+            page.wait_exists(r#"[data-deployment="web"]"#).await?;
+            page.wait_count(r#"[data-pod-status="Running"]"#, 3).await?;
+            let registry = page.text("[data-registry]").await?;
+            assert!(
+                registry.contains("/registry/deployments/default/web"),
+                "{registry}"
+            );
+            assert!(registry.contains("/registry/minions/node-1"), "{registry}");
+            page.screenshot("kubernetes-1280x720").await?;
+            Ok(())
+        },
+    );
+}

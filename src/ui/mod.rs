@@ -215,6 +215,7 @@ fn App() -> Html {
                                 Tab::Rules => panels::rules(&model.settings, &model.monitor.borrow(), lang, &d),
                                 Tab::Share => panels::share(&session, &model.settings, lang, &d),
                                 Tab::Keys => panels::keys(world, model.kv_member, lang, &d),
+                                Tab::Kube => panels::kube(&session, lang, &d),
                             } }
                         </div>
                     </div>
@@ -355,6 +356,7 @@ fn tabs(current: Tab, lang: Lang, d: &UseReducerDispatcher<Model>) -> Html {
         (Tab::Rules, "rules", Text::TabRules),
         (Tab::Share, "share", Text::TabShare),
         (Tab::Keys, "keys", Text::TabKeys),
+        (Tab::Kube, "kube", Text::TabKube),
     ];
     html! {
         <div class="tabs" role="tablist">

@@ -47,6 +47,7 @@ pub enum Tab {
     Rules,
     Share,
     Keys,
+    Kube,
 }
 
 /// A teaching or safety switch of the engine's configuration.

@@ -577,3 +577,89 @@ pub fn keys(world: &World, chosen: Option<MemberId>, lang: Lang, d: &Dispatch) -
         </div>
     }
 }
+
+/// The Kubernetes control plane on this cluster: Deployments → ReplicaSets → Pods (desired vs
+/// ready), the nodes, and the `/registry` keys in etcd with their revisions, all read from the
+/// engine (`ControlPlane::view`, `Cluster::kv_view`). Commands go through the console.
+pub fn kube(session: &Session, lang: Lang, d: &Dispatch) -> Html {
+    let Some(kube) = session.kube.as_ref() else {
+        let d = d.clone();
+        return html! {
+            <div class="kube-panel" data-kube="down">
+                <p>{ t(lang, Text::KubeDown) }</p>
+                <button class="primary" data-action="kube-up"
+                    onclick={Callback::from(move |_: MouseEvent| d.dispatch(Msg::Command("kube up".into())))}>
+                    { t(lang, Text::KubeUp) }</button>
+            </div>
+        };
+    };
+    let view = kube.view();
+    let world = &session.world;
+    let registry: Vec<(String, i64)> = world
+        .leader()
+        .or_else(|| world.member_ids().first().copied())
+        .and_then(|m| world.kv_view(m))
+        .map(|v| {
+            v.kvs
+                .iter()
+                .filter(|kv| kv.key.starts_with(b"/registry/"))
+                .map(|kv| {
+                    (
+                        String::from_utf8_lossy(&kv.key).into_owned(),
+                        kv.mod_revision,
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let stopped = |leads: bool, who: &str| {
+        (!leads).then(|| html! { <p class="kube-stopped">{ format!("{who}: {}", t(lang, Text::KubeStopped)) }</p> })
+    };
+    html! {
+        <div class="kube-panel" data-kube="up">
+            { for stopped(view.controller_manager_leads, "kube-controller-manager") }
+            { for stopped(view.scheduler_leads, "kube-scheduler") }
+            <ul class="kube-tree">
+                { for view.deployments.iter().map(|dep| html! {
+                    <li data-deployment={dep.name.clone()}>
+                        <span class="kind">{ "deployment" }</span>
+                        <strong>{ format!(" {}/{}", dep.namespace, dep.name) }</strong>
+                        <span class="ratio">{ format!(" {}/{}", dep.ready, dep.desired) }</span>
+                        <ul>
+                            { for dep.replica_sets.iter().map(|rs| html! {
+                                <li data-replicaset={rs.name.clone()}>
+                                    <span class="kind">{ "replicaset" }</span>{ format!(" {} ", rs.name) }
+                                    <span class="ratio">{ format!("{}/{}", rs.ready, rs.desired) }</span>
+                                    <ul>
+                                        { for rs.pods.iter().map(|pod| html! {
+                                            <li data-pod={pod.name.clone()} data-pod-status={pod.status.clone()}
+                                                class={classes!("pod", pod.status.to_lowercase())}>
+                                                <span class="kind">{ "pod" }</span>{ format!(" {} ", pod.name) }
+                                                <span class="status">{ pod.status.clone() }</span>
+                                                <span class="node">{ if pod.node.is_empty() { "(unscheduled)".to_string() } else { pod.node.clone() } }</span>
+                                            </li>
+                                        }) }
+                                    </ul>
+                                </li>
+                            }) }
+                        </ul>
+                    </li>
+                }) }
+            </ul>
+            <h3>{ t(lang, Text::KubeNodes) }</h3>
+            <div class="kube-nodes">
+                { for view.nodes.iter().map(|n| html! {
+                    <span class={classes!("kube-node", if n.ready { "ready" } else { "not-ready" })} data-node-name={n.name.clone()}>
+                        { format!("{} {}", n.name, if n.ready { "Ready" } else { "NotReady" }) }
+                    </span>
+                }) }
+            </div>
+            <h3>{ t(lang, Text::KubeRegistry) }</h3>
+            <ol class="kube-registry" data-registry="">
+                { for registry.iter().map(|(key, rev)| html! {
+                    <li><span class="rev">{ *rev }</span><span class="k">{ key.clone() }</span></li>
+                }) }
+            </ol>
+        </div>
+    }
+}

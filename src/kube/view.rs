@@ -1,0 +1,161 @@
+//! What the UI shows of Kubernetes: Deployments → ReplicaSets → Pods by owner reference,
+//! and the nodes. Read from the API server's watch cache, as `kubectl get` would.
+
+use super::meta::{self, DEPLOYMENTS, NODES, PODS, REPLICASETS};
+use super::ControlPlane;
+use serde_json::Value;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodView {
+    pub name: String,
+    /// Pending, Running, Terminating... as `kubectl get pods` says it.
+    pub status: String,
+    pub node: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicaSetView {
+    pub name: String,
+    pub desired: i64,
+    pub ready: i64,
+    pub pods: Vec<PodView>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeploymentView {
+    pub name: String,
+    pub namespace: String,
+    pub desired: i64,
+    pub ready: i64,
+    pub replica_sets: Vec<ReplicaSetView>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeView {
+    pub name: String,
+    pub ready: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct KubeView {
+    pub deployments: Vec<DeploymentView>,
+    pub nodes: Vec<NodeView>,
+    /// (leads?) of kube-controller-manager and kube-scheduler.
+    pub controller_manager_leads: bool,
+    pub scheduler_leads: bool,
+}
+
+fn uid(v: &Value) -> &str {
+    meta::str_at(v, &["metadata", "uid"])
+}
+
+fn owned_by(v: &Value, owner: &str) -> bool {
+    meta::at(v, &["metadata", "ownerReferences"])
+        .and_then(Value::as_array)
+        .is_some_and(|refs| {
+            refs.iter()
+                .any(|r| r.get("uid").and_then(Value::as_str) == Some(owner))
+        })
+}
+
+fn int(v: &Value, path: &[&str]) -> i64 {
+    meta::at(v, path).and_then(Value::as_i64).unwrap_or(0)
+}
+
+fn pod_status(p: &Value) -> String {
+    if meta::at(p, &["metadata", "deletionTimestamp"]).is_some() {
+        return "Terminating".into();
+    }
+    let waiting = meta::at(p, &["status", "containerStatuses"])
+        .and_then(Value::as_array)
+        .and_then(|cs| cs.first())
+        .and_then(|c| meta::at(c, &["state", "waiting", "reason"]))
+        .and_then(Value::as_str);
+    waiting.map_or_else(
+        || meta::str_at(p, &["status", "phase"]).to_string(),
+        str::to_string,
+    )
+}
+
+impl ControlPlane {
+    pub fn view(&self) -> KubeView {
+        let api = &self.api;
+        let pods = api.list_cached(&PODS, None);
+        let sets = api.list_cached(&REPLICASETS, None);
+        let deployments = api
+            .list_cached(&DEPLOYMENTS, None)
+            .iter()
+            .map(|d| DeploymentView {
+                name: meta::name(d).to_string(),
+                namespace: meta::namespace(d).to_string(),
+                desired: int(d, &["spec", "replicas"]),
+                ready: int(d, &["status", "readyReplicas"]),
+                replica_sets: sets
+                    .iter()
+                    .filter(|rs| owned_by(rs, uid(d)))
+                    .map(|rs| ReplicaSetView {
+                        name: meta::name(rs).to_string(),
+                        desired: int(rs, &["spec", "replicas"]),
+                        ready: int(rs, &["status", "readyReplicas"]),
+                        pods: pods
+                            .iter()
+                            .filter(|p| owned_by(p, uid(rs)))
+                            .map(|p| PodView {
+                                name: meta::name(p).to_string(),
+                                status: pod_status(p),
+                                node: meta::str_at(p, &["spec", "nodeName"]).to_string(),
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let nodes = api
+            .list_cached(&NODES, None)
+            .iter()
+            .map(|n| NodeView {
+                name: meta::name(n).to_string(),
+                ready: meta::at(n, &["status", "conditions"])
+                    .and_then(Value::as_array)
+                    .is_some_and(|cs| {
+                        cs.iter().any(|c| {
+                            c.get("type").and_then(Value::as_str) == Some("Ready")
+                                && c.get("status").and_then(Value::as_str) == Some("True")
+                        })
+                    }),
+            })
+            .collect();
+        let (controller_manager_leads, scheduler_leads) = self.leading();
+        KubeView {
+            deployments,
+            nodes,
+            controller_manager_leads,
+            scheduler_leads,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::console::{run_script, Session};
+    use crate::etcd::ClusterConfig;
+
+    #[test]
+    fn the_view_follows_owner_references() {
+        let mut s = Session::new(ClusterConfig::new(3, 1));
+        run_script(&mut s, "wait leader\nkube up\nkubectl create deployment web --image=nginx:1.25 --replicas=3\nwait 10s\n", false);
+        let view = s.kube.as_ref().unwrap().view();
+        assert_eq!(view.deployments.len(), 1);
+        let d = &view.deployments[0];
+        assert_eq!((d.name.as_str(), d.desired, d.ready), ("web", 3, 3));
+        assert_eq!(d.replica_sets.len(), 1);
+        assert_eq!(d.replica_sets[0].pods.len(), 3);
+        assert!(d.replica_sets[0]
+            .pods
+            .iter()
+            .all(|p| p.status == "Running" && !p.node.is_empty()));
+        assert_eq!(view.nodes.len(), 3);
+        assert!(view.nodes.iter().all(|n| n.ready));
+        assert!(view.controller_manager_leads && view.scheduler_leads);
+    }
+}
