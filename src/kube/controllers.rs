@@ -20,6 +20,8 @@ const NODE_MONITOR_GRACE_MS: Millis = 40_000;
 /// this long after the taint.
 const UNREACHABLE_TOLERATION_MS: Millis = 300_000;
 const UNREACHABLE_TAINT: &str = "node.kubernetes.io/unreachable";
+const REVISION: &str = "deployment.kubernetes.io/revision";
+const REVISION_HISTORY: &str = "deployment.kubernetes.io/revision-history";
 const NODE_LEASE_DURATION_S: i64 = 40;
 
 /// What the simulated kubelet does next to a pod, and when.
@@ -773,6 +775,46 @@ impl Controllers {
             };
             return self.create_new_rs(api, world, d, &template, &hash, &old, count, want + surge);
         };
+        // A rollback (or a template changed back) makes an old ReplicaSet the new one again:
+        // it takes the next revision and remembers its former one (deployment controller's
+        // `SetNewReplicaSetAnnotations`), and so does the Deployment.
+        let revision_of = |rs: &Value| {
+            meta::str_at(rs, &["metadata", "annotations", REVISION])
+                .parse::<i64>()
+                .unwrap_or(0)
+        };
+        let max_old = old.iter().map(revision_of).max().unwrap_or(0);
+        let current = revision_of(&new_rs);
+        if current <= max_old {
+            let next = (max_old + 1).to_string();
+            let (ns, rs_name) = (
+                meta::namespace(&new_rs).to_string(),
+                meta::name(&new_rs).to_string(),
+            );
+            soft(
+                api.guaranteed_update(world, &REPLICASETS, &ns, &rs_name, |cur| {
+                    let mut new = cur.clone();
+                    let notes = meta::obj_mut(&mut new, &["metadata", "annotations"]);
+                    let history = notes
+                        .get(REVISION_HISTORY)
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string();
+                    let history = if history.is_empty() {
+                        current.to_string()
+                    } else {
+                        format!("{history},{current}")
+                    };
+                    notes.insert(REVISION_HISTORY.into(), json!(history));
+                    notes.insert(REVISION.into(), json!(next));
+                    Ok(new)
+                }),
+            )?;
+            let mut new_d = d.clone();
+            meta::obj_mut(&mut new_d, &["metadata", "annotations"])
+                .insert(REVISION.into(), json!(next));
+            return soft(api.update(world, &DEPLOYMENTS, new_d, Subresource::Main));
+        }
         let name = meta::name(&new_rs).to_string();
         let new_spec = replicas(&new_rs);
         // Scale the new ReplicaSet up (within maxSurge) or down to the desired count.
