@@ -67,6 +67,8 @@ struct Args {
     literals: Vec<String>,
     to_revision: Option<String>,
     show_labels: bool,
+    /// `get -w`: after the list, print every change that arrives.
+    watch: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Args, String> {
@@ -130,6 +132,8 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             a.all_namespaces = true;
         } else if flag == "--show-labels" {
             a.show_labels = true;
+        } else if matches!(flag.as_str(), "-w" | "--watch") {
+            a.watch = true;
         } else if matches!(flag.as_str(), "--wait" | "--record" | "--now" | "--force") {
         } else if arg.starts_with('-') && arg.len() > 1 {
             return Err(format!("error: unknown flag: {flag}"));
@@ -555,11 +559,13 @@ fn get(ctx: &mut Ctx, a: &Args) {
     }
     let mut items: Vec<(Resource, Value)> = Vec::new();
     let mut single = false;
+    let mut listed_at = None;
     for (r, name) in &targets {
         if name.is_empty() {
             let scope = (!a.all_namespaces).then_some(ns.as_str());
             match ctx.cp.api.list(ctx.world, r, scope) {
-                Ok((list, _)) => {
+                Ok((list, rev)) => {
+                    listed_at.get_or_insert(rev);
                     let list = list
                         .into_iter()
                         .filter(|o| label_match(o, a.selector.as_deref()));
@@ -574,7 +580,10 @@ fn get(ctx: &mut Ctx, a: &Args) {
                 .api
                 .get(ctx.world, r, if r.namespaced { &ns } else { "" }, name)
             {
-                Ok(o) => items.push((*r, o)),
+                Ok(o) => {
+                    listed_at.get_or_insert(meta::resource_version(&o));
+                    items.push((*r, o));
+                }
                 Err(e) => ctx.api_error(&e),
             }
         }
@@ -588,6 +597,12 @@ fn get(ctx: &mut Ctx, a: &Args) {
                 ctx.fail(&format!("No resources found in {ns} namespace."));
             }
             ctx.out.code = 0;
+            if a.watch {
+                if let Some(rev) = listed_at {
+                    let scope = (!a.all_namespaces && r.namespaced).then_some(ns.as_str());
+                    watch_rows(ctx, a, &r, "", scope, rev);
+                }
+            }
             return;
         }
         if !matches!(format.as_str(), "yaml" | "json") || ctx.out.code != 0 {
@@ -639,6 +654,47 @@ fn get(ctx: &mut Ctx, a: &Args) {
                 ));
                 start = end;
             }
+        }
+    }
+    if a.watch {
+        if let (Some(rev), Some((r, name))) = (listed_at, targets.first()) {
+            let scope = (!a.all_namespaces && r.namespaced).then_some(ns.as_str());
+            watch_rows(ctx, a, r, name, scope, rev);
+        }
+    }
+}
+
+/// How long a streaming command runs in a script: the next 2 s of virtual time, as if
+/// stopped by `timeout 2` (DESIGN.md).
+const STREAM_MS: crate::base::Millis = 2_000;
+
+/// `kubectl get -w`: the control plane runs on; every change to the resource after the list's
+/// resourceVersion is printed as one more row (no header), as kubectl's watch does.
+fn watch_rows(ctx: &mut Ctx, a: &Args, r: &Resource, name: &str, scope: Option<&str>, rev: i64) {
+    let until = ctx.world.now() + STREAM_MS;
+    ctx.cp.run_until(ctx.world, until);
+    let events = match ctx.cp.api.watch(r, scope, rev) {
+        Ok(events) => events,
+        Err(e) => return ctx.api_error(&e),
+    };
+    let now = ctx.world.now();
+    let wanted = |ev: &&super::apiserver::WatchEvent| {
+        (name.is_empty() || meta::name(&ev.object) == name)
+            && label_match(&ev.object, a.selector.as_deref())
+    };
+    for ev in events.iter().filter(wanted) {
+        let rows = table(
+            r,
+            &[&ev.object],
+            a.output.as_deref() == Some("wide"),
+            a.all_namespaces,
+            a.show_labels,
+            false,
+            now,
+        );
+        // The table's first line is its header; a watch prints only the row.
+        if let Some((_, row)) = rows.split_once('\n') {
+            ctx.print(row);
         }
     }
 }
