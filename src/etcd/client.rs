@@ -631,9 +631,7 @@ impl Cluster {
     ) -> Result<(), ClientError> {
         self.reachable(ep, timeout_ms)?;
         let target = self
-            .member_ids()
-            .into_iter()
-            .find(|m| self.etcd_id_of(*m) == target_etcd_id)
+            .member_by_etcd_id(target_etcd_id)
             .ok_or(ClientError::BadLeaderTransferee)?;
         let leader = self.leader().ok_or(ClientError::NoLeader)?;
         if leader == target {
@@ -689,9 +687,8 @@ impl Cluster {
     ) -> Result<Reply<()>, ClientError> {
         self.reachable(ep, timeout_ms)?;
         let id = self
-            .member_ids()
-            .into_iter()
-            .find(|m| self.etcd_id_of(*m) == etcd_member && !self.is_removed(*m))
+            .member_by_etcd_id(etcd_member)
+            .filter(|m| !self.is_removed(*m))
             .ok_or(ClientError::MemberNotFound)?;
         self.remove_member(id).map_err(sim_to_client)?;
         Ok(Reply {
@@ -708,9 +705,7 @@ impl Cluster {
     ) -> Result<Reply<()>, ClientError> {
         self.reachable(ep, timeout_ms)?;
         let id = self
-            .member_ids()
-            .into_iter()
-            .find(|m| self.etcd_id_of(*m) == etcd_member)
+            .member_by_etcd_id(etcd_member)
             .ok_or(ClientError::MemberNotFound)?;
         let leader = self.leader().ok_or(ClientError::NoLeader)?;
         let node = self.node(leader).ok_or(ClientError::NoLeader)?;

@@ -1492,18 +1492,7 @@ fn describe_one(ctx: &mut Ctx, r: &Resource, o: &Value) -> String {
     match r.kind {
         "Deployment" => {
             field(&mut out, "CreationTimestamp", &meta::describe_time(created));
-            let _ = write!(
-                out,
-                "{:<w$}{}",
-                "Labels:",
-                map_lines(meta::at(o, &["metadata", "labels"]), w)
-            );
-            let _ = write!(
-                out,
-                "{:<w$}{}",
-                "Annotations:",
-                annotation_lines(meta::at(o, &["metadata", "annotations"]), w)
-            );
+            labels_and_annotations(&mut out, o, w);
             field(&mut out, "Selector", &selector_text(o));
             let want = meta::i64_at(o, &["spec", "replicas"]).unwrap_or(1);
             let n = |f: &str| meta::i64_at(o, &["status", f]).unwrap_or(0);
@@ -1631,18 +1620,7 @@ fn describe_one(ctx: &mut Ctx, r: &Resource, o: &Value) -> String {
                     &meta::describe_time(meta::parse_timestamp(start)),
                 );
             }
-            let _ = write!(
-                out,
-                "{:<w$}{}",
-                "Labels:",
-                map_lines(meta::at(o, &["metadata", "labels"]), w)
-            );
-            let _ = write!(
-                out,
-                "{:<w$}{}",
-                "Annotations:",
-                annotation_lines(meta::at(o, &["metadata", "annotations"]), w)
-            );
+            labels_and_annotations(&mut out, o, w);
             field(&mut out, "Status", &pod_status_text(o));
             field(&mut out, "IP", meta::str_at(o, &["status", "podIP"]));
             if let Some(owner) = meta::at(o, &["metadata", "ownerReferences"])
@@ -1727,18 +1705,7 @@ fn describe_one(ctx: &mut Ctx, r: &Resource, o: &Value) -> String {
             let _ = writeln!(out, "Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s\n                             node.kubernetes.io/unreachable:NoExecute op=Exists for 300s");
         }
         _ => {
-            let _ = write!(
-                out,
-                "{:<w$}{}",
-                "Labels:",
-                map_lines(meta::at(o, &["metadata", "labels"]), w)
-            );
-            let _ = write!(
-                out,
-                "{:<w$}{}",
-                "Annotations:",
-                annotation_lines(meta::at(o, &["metadata", "annotations"]), w)
-            );
+            labels_and_annotations(&mut out, o, w);
             if r.kind == "Secret" {
                 field(&mut out, "Type", meta::str_at(o, &["type"]));
                 out.push_str("\nData\n====\n");
@@ -1844,4 +1811,15 @@ fn events_for(ctx: &mut Ctx, o: &Value) -> String {
         ]);
     }
     format!("Events:\n{}", render_table(&rows))
+}
+
+/// `describe`'s Labels and Annotations lines.
+fn labels_and_annotations(out: &mut String, o: &Value, w: usize) {
+    let labels = map_lines(meta::at(o, &["metadata", "labels"]), w);
+    let annotations = annotation_lines(meta::at(o, &["metadata", "annotations"]), w);
+    let _ = write!(
+        out,
+        "{:<w$}{labels}{:<w$}{annotations}",
+        "Labels:", "Annotations:"
+    );
 }

@@ -501,12 +501,15 @@ impl<P: Process> Sim<P> {
 
     // ----- faults -----------------------------------------------------------------------
 
+    fn slot_mut(&mut self, id: MemberId) -> Result<&mut Slot<P>, SimError> {
+        self.slots
+            .get_mut(&id)
+            .ok_or_else(|| SimError::NoSuchMember(id.to_string()))
+    }
+
     /// A crash: the process loses its volatile state; its pending timers die with it.
     pub fn kill(&mut self, id: MemberId) -> Result<(), SimError> {
-        let slot = self
-            .slots
-            .get_mut(&id)
-            .ok_or_else(|| SimError::NoSuchMember(id.to_string()))?;
+        let slot = self.slot_mut(id)?;
         if !slot.process.is_running() {
             return Err(SimError::AlreadyStopped(id));
         }
@@ -519,14 +522,12 @@ impl<P: Process> Sim<P> {
     }
 
     pub fn restart(&mut self, id: MemberId) -> Result<(), SimError> {
-        let slot = self
-            .slots
-            .get_mut(&id)
-            .ok_or_else(|| SimError::NoSuchMember(id.to_string()))?;
+        let tick_ms = self.tick_ms;
+        let slot = self.slot_mut(id)?;
         if slot.process.is_running() {
             return Err(SimError::NotStopped(id));
         }
-        let (incarnation, phase) = (slot.incarnation, slot.rng.range(1, self.tick_ms + 1));
+        let (incarnation, phase) = (slot.incarnation, slot.rng.range(1, tick_ms + 1));
         self.trace(format!("{id} restarted"));
         self.with_process(id, |p, ctx| p.restart(ctx));
         self.schedule(
@@ -541,10 +542,7 @@ impl<P: Process> Sim<P> {
 
     /// A process stop (SIGSTOP): state kept, time passes, nothing runs until resumed.
     pub fn pause(&mut self, id: MemberId) -> Result<(), SimError> {
-        let slot = self
-            .slots
-            .get_mut(&id)
-            .ok_or_else(|| SimError::NoSuchMember(id.to_string()))?;
+        let slot = self.slot_mut(id)?;
         if !slot.process.is_running() {
             return Err(SimError::Stopped(id));
         }
@@ -557,10 +555,7 @@ impl<P: Process> Sim<P> {
     }
 
     pub fn resume(&mut self, id: MemberId) -> Result<(), SimError> {
-        let slot = self
-            .slots
-            .get_mut(&id)
-            .ok_or_else(|| SimError::NoSuchMember(id.to_string()))?;
+        let slot = self.slot_mut(id)?;
         if !slot.process.is_running() {
             return Err(SimError::Stopped(id));
         }
