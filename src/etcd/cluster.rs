@@ -156,6 +156,33 @@ impl Sim<Member> {
         Some(view)
     }
 
+    /// Indexes of member `id`'s entries that the current leader will overwrite (§5.3): from
+    /// the first index where its log disagrees with the leader's (another term there, or an
+    /// entry past the leader's last index, necessarily of an older term) to its end, since a
+    /// follower truncates its whole suffix at the first conflict. Empty for the leader.
+    pub fn entries_to_be_overwritten(&self, id: MemberId) -> std::collections::BTreeSet<Index> {
+        let (Some(leader), Some(node)) = (self.leader().and_then(|l| self.node(l)), self.node(id))
+        else {
+            return Default::default();
+        };
+        if leader.id == id {
+            return Default::default();
+        }
+        let disagrees = |e: &&crate::raft::Entry| match leader.log.term(e.index) {
+            Some(term) => term != e.term,
+            None => e.index > leader.log.last_index(),
+        };
+        let Some(first) = node.log.entries.iter().find(disagrees).map(|e| e.index) else {
+            return Default::default();
+        };
+        node.log
+            .entries
+            .iter()
+            .map(|e| e.index)
+            .filter(|i| *i >= first)
+            .collect()
+    }
+
     /// A member's key-value store as the UI shows it (keys, values, revisions).
     pub fn kv_view(&self, id: MemberId) -> Option<crate::mvcc::StoreView> {
         self.process(id).map(|m| m.store.view())
@@ -615,6 +642,36 @@ mod tests {
             c.status().members.iter().map(|m| m.revision).max(),
             c.status().members.iter().map(|m| m.revision).min()
         );
+    }
+
+    #[test]
+    fn a_diverged_follower_shows_what_the_leader_will_overwrite() {
+        let mut c = elect(8);
+        let old = c.leader().unwrap();
+        let others: Vec<MemberId> = c.member_ids().into_iter().filter(|m| *m != old).collect();
+        c.net.isolate(old, &others);
+        c.propose(old, b"lost".to_vec()).unwrap();
+        c.run_for(300);
+        assert!(c.run_until_cond(10_000, |c| c.leader().is_some_and(|l| l != old)));
+        let put =
+            crate::mvcc::Request::Put(crate::mvcc::PutRequest::new(b"k".to_vec(), b"v".to_vec()));
+        c.kv(c.leader().unwrap(), put, false, REQUEST_TIMEOUT_MS)
+            .unwrap();
+        let doomed = c.entries_to_be_overwritten(old);
+        let lost_index = c
+            .node(old)
+            .unwrap()
+            .log
+            .entries
+            .iter()
+            .find(|e| e.data == b"lost")
+            .unwrap()
+            .index;
+        assert!(doomed.contains(&lost_index), "{doomed:?}");
+        assert!(c.entries_to_be_overwritten(c.leader().unwrap()).is_empty());
+        c.net.heal();
+        c.run_for(2_000);
+        assert!(c.entries_to_be_overwritten(old).is_empty(), "repaired");
     }
 
     #[test]

@@ -36,9 +36,6 @@ pub fn render(world: &World, lang: Lang) -> Html {
     // One column past the end, where the leader's nextIndex usually points.
     let first = last.saturating_sub(SHOWN - 2).max(1);
     let columns = first..=(last + 1).max(first);
-    let leader_term_at = |index: u64| {
-        leader_view.and_then(|v| v.log.iter().find(|e| e.index == index).map(|e| e.term))
-    };
     html! {
         <div class="logs" data-logs="">
             <div class="log-grid" style={format!("--cols: {}", columns.clone().count())}>
@@ -46,9 +43,10 @@ pub fn render(world: &World, lang: Lang) -> Html {
                 { for columns.clone().map(|i| html! { <span class="log-index">{ i }</span> }) }
                 { for views.iter().map(|(id, view)| {
                     let progress = leader_view.and_then(|lv| lv.progress.iter().find(|p| p.member == *id && lv.id != *id));
+                    let doomed = world.entries_to_be_overwritten(*id);
                     html! { <>
                         <span class={classes!("log-name", (leader == Some(*id)).then_some("is-leader"))}>{ id.to_string() }</span>
-                        { for columns.clone().map(|i| cell(view.as_ref(), i, leader_term_at(i), progress.map(|p| (p.match_index, p.next_index)), lang)) }
+                        { for columns.clone().map(|i| cell(view.as_ref(), i, doomed.contains(&i), progress.map(|p| (p.match_index, p.next_index)), lang)) }
                     </> }
                 }) }
             </div>
@@ -66,7 +64,7 @@ pub fn render(world: &World, lang: Lang) -> Html {
 fn cell(
     view: Option<&RaftView>,
     index: u64,
-    leader_term: Option<u64>,
+    conflict: bool,
     progress: Option<(u64, u64)>,
     lang: Lang,
 ) -> Html {
@@ -87,7 +85,6 @@ fn cell(
     };
     let committed = index <= view.commit;
     let applied = index <= view.applied;
-    let conflict = progress.is_some() && leader_term.is_some_and(|lt| lt != entry.term);
     let class = classes!(
         "cell",
         "entry",
