@@ -410,9 +410,14 @@ fn inspect_and_drop_a_message() {
         page.wait_exists("[data-message]").await?;
         page.pause().await?;
         page.wait_exists("[data-message]").await?;
+        // The last message drawn is on top: nothing can cover its dot, even where
+        // messages overlap on a paused page.
         let id = page
-            .attr("[data-message]", "data-message")
+            .attrs("[data-message]", "data-message")
             .await?
+            .into_iter()
+            .flatten()
+            .last()
             .ok_or("no id")?;
         page.click(&format!(r#"[data-message="{id}"] .dot"#))
             .await?;
