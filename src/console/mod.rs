@@ -400,14 +400,45 @@ impl Session {
     fn kube_verb(&mut self, args: &[&str], line: &str) -> Result<Output, String> {
         match args {
             // kube: restarting the API server with `--encryption-provider-config FILE` turns
-            // encryption at rest on for what it writes from then on.
-            ["apiserver", "--encryption-provider-config", path] => {
-                let config = self.encryption_config(path)?;
+            // encryption at rest on for what it writes from then on; `--event-ttl D` sets how
+            // long Events live.
+            ["apiserver", flags @ ..] if !flags.is_empty() => {
+                let mut encryption = None;
+                let mut event_ttl = None;
+                let mut rest = flags.iter().flat_map(|f| match f.split_once('=') {
+                    Some((k, v)) if k.starts_with("--") => vec![k, v],
+                    _ => vec![*f],
+                });
+                while let Some(flag) = rest.next() {
+                    let value = rest
+                        .next()
+                        .ok_or_else(|| format!("kube apiserver: flag needs an argument: {flag}"))?;
+                    match flag {
+                        "--encryption-provider-config" => {
+                            encryption = Some(self.encryption_config(value)?)
+                        }
+                        "--event-ttl" => {
+                            event_ttl = Some(
+                                crate::base::parse_duration(value)
+                                    .filter(|ms| *ms >= 1000)
+                                    .ok_or_else(|| {
+                                        format!("kube apiserver: invalid argument {value:?} for \"--event-ttl\" flag: time: invalid duration {value:?}")
+                                    })?,
+                            )
+                        }
+                        _ => return Err(format!("kube apiserver: unknown flag: {flag}")),
+                    }
+                }
                 let kube = self
                     .kube
                     .as_mut()
                     .ok_or("kube: the control plane is not up (kube up)")?;
-                kube.api.encryption = Some(config);
+                if let Some(config) = encryption {
+                    kube.api.encryption = Some(config);
+                }
+                if let Some(ttl) = event_ttl {
+                    kube.api.event_ttl_ms = ttl;
+                }
                 self.record(line);
                 Ok(Output::default())
             }
@@ -438,7 +469,7 @@ impl Session {
                 Ok(Output::default())
             }
             _ => Err(
-                "usage: kube up | kube down | kube apiserver --encryption-provider-config FILE"
+                "usage: kube up | kube down | kube apiserver [--encryption-provider-config FILE] [--event-ttl DURATION] | kube stop-kubelet|start-kubelet NODE"
                     .into(),
             ),
         }

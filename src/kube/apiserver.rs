@@ -8,7 +8,7 @@ use super::meta::{self, ApiError, Resource};
 use crate::base::{MemberId, Millis, Rng};
 use crate::etcd::{ClientError, Cluster, EPOCH_UNIX_MS};
 use crate::mvcc::{
-    self, Compare, CompareResult, CompareTarget, DeleteRangeRequest, EventType, KeyValue,
+    self, Compare, CompareResult, CompareTarget, DeleteRangeRequest, EventType, KeyValue, LeaseId,
     PutRequest, RangeRequest, Request, RequestOp, Response, ResponseOp, TxnRequest, WatchRequest,
 };
 use serde_json::{json, Value};
@@ -21,6 +21,13 @@ pub const ETCD_TIMEOUT_MS: Millis = 7_000;
 const WATCH_HISTORY: usize = 2_000;
 /// `--etcd-compaction-interval` (5m).
 pub const COMPACTION_INTERVAL_MS: Millis = 300_000;
+/// `--event-ttl` (1h): Events are written with an etcd lease of this TTL, so they expire.
+pub const EVENT_TTL_MS: Millis = 3_600_000;
+/// The lease manager reuses one lease for objects written within this long of each other
+/// (AS `pkg/storage/etcd3/lease_manager.go`, `defaultLeaseReuseDurationSeconds`).
+const LEASE_REUSE_S: Millis = 60;
+/// ... and attaches at most this many objects to it (`defaultLeaseMaxObjectCount`).
+const LEASE_MAX_OBJECTS: u32 = 1_000;
 /// GuaranteedUpdate retries on a changed mod_revision before giving up.
 const CAS_RETRIES: usize = 8;
 const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -76,6 +83,21 @@ pub struct ApiServer {
     compact_prev_rev: i64,
     compact_key_version: i64,
     next_compaction_ms: Millis,
+    /// `--event-ttl`.
+    pub event_ttl_ms: Millis,
+    /// The lease manager's last lease: id, expiry, objects attached.
+    event_lease: Option<(LeaseId, Millis, u32)>,
+    /// The event recorders' correlation caches (client-go `EventCorrelator`'s `eventLogger`):
+    /// an event like one already recorded updates that one's count instead of making another.
+    seen_events: BTreeMap<String, SeenEvent>,
+}
+
+#[derive(Clone, Debug)]
+struct SeenEvent {
+    name: String,
+    namespace: String,
+    count: i64,
+    first_timestamp: String,
 }
 
 fn etcd_error(e: ClientError) -> ApiError {
@@ -100,6 +122,9 @@ impl ApiServer {
             compact_prev_rev: 0,
             compact_key_version: 0,
             next_compaction_ms: world.now() + COMPACTION_INTERVAL_MS,
+            event_ttl_ms: EVENT_TTL_MS,
+            event_lease: None,
+            seen_events: BTreeMap::new(),
         }
     }
 
@@ -278,13 +303,17 @@ impl ApiServer {
         super::defaults::apply(r, &mut obj, now);
         let key = r.key(&ns, &name);
         let value = self.encode(r.plural, &key, &obj);
+        let lease = self.lease_for(world, r)?;
         let txn = TxnRequest {
             compare: vec![Compare::new(
                 key.clone(),
                 CompareResult::Equal,
                 CompareTarget::Mod(0),
             )],
-            success: vec![RequestOp::Put(PutRequest::new(key, value))],
+            success: vec![RequestOp::Put(PutRequest {
+                lease,
+                ..PutRequest::new(key, value)
+            })],
             failure: Vec::new(),
         };
         match self.etcd(world, Request::Txn(txn))? {
@@ -294,6 +323,38 @@ impl ApiServer {
                 Ok(obj)
             }
             _ => Err(ApiError::already_exists(r, &name)),
+        }
+    }
+
+    /// The etcd lease a write of `r` is attached to: none, except for Events (the registry's
+    /// TTLFunc gives them `--event-ttl`). As the apiserver's lease manager does, one lease is
+    /// granted with `ttl + 60 s` and reused while it still outlives the TTL.
+    fn lease_for(&mut self, world: &mut Cluster, r: &Resource) -> Result<LeaseId, ApiError> {
+        if r.kind != "Event" {
+            return Ok(0);
+        }
+        let now = world.now();
+        let ttl_s = (self.event_ttl_ms / 1000).max(1);
+        let reuse_s = LEASE_REUSE_S.min(ttl_s);
+        if let Some((id, expiry, count)) = &mut self.event_lease {
+            let valid = now + ttl_s * 1000 < *expiry;
+            let sufficient = now + (ttl_s + reuse_s) * 1000 > *expiry;
+            *count += 1;
+            if valid && sufficient && *count <= LEASE_MAX_OBJECTS {
+                return Ok(*id);
+            }
+        }
+        let ep = self.endpoint(world);
+        match world
+            .lease_grant(ep, (ttl_s + reuse_s) as i64, ETCD_TIMEOUT_MS)
+            .map_err(etcd_error)?
+            .body
+        {
+            Response::LeaseGrant(g) => {
+                self.event_lease = Some((g.id, now + (ttl_s + reuse_s) * 1000, 1));
+                Ok(g.id)
+            }
+            _ => Err(ApiError::internal("unexpected etcd response".into())),
         }
     }
 
@@ -363,13 +424,17 @@ impl ApiServer {
             }
             validate(r, name, &new)?;
             let value = self.encode(r.plural, &key, &new);
+            let lease = self.lease_for(world, r)?;
             let txn = TxnRequest {
                 compare: vec![Compare::new(
                     key.clone(),
                     CompareResult::Equal,
                     CompareTarget::Mod(kv.mod_revision),
                 )],
-                success: vec![RequestOp::Put(PutRequest::new(key.clone(), value))],
+                success: vec![RequestOp::Put(PutRequest {
+                    lease,
+                    ..PutRequest::new(key.clone(), value)
+                })],
                 failure: vec![RequestOp::Range(RangeRequest::key(key.clone()))],
             };
             match self.etcd(world, Request::Txn(txn))? {
@@ -642,7 +707,10 @@ impl ApiServer {
         )
     }
 
-    /// An Event about `involved` (names are `<object>.<hex unix nanos>`, as client-go makes).
+    /// An Event about `involved`, recorded as client-go's recorder does: the first one is
+    /// created (named `<object>.<hex unix nanos>`); one just like it (same source, object,
+    /// type, reason and message) instead raises that Event's `count` and `lastTimestamp`, and
+    /// is created again under the same name if it has expired meanwhile.
     #[allow(clippy::too_many_arguments)]
     pub fn record_event(
         &mut self,
@@ -661,9 +729,52 @@ impl ApiServer {
             ns => ns,
         }
         .to_string();
-        let nanos = (EPOCH_UNIX_MS + now) * 1_000_000 + self.rng.range(0, 1_000_000);
-        let name = format!("{}.{nanos:x}", meta::name(involved));
         let api_version = meta::str_at(involved, &["apiVersion"]);
+        let correlation_key = [
+            component,
+            host.unwrap_or(""),
+            kind,
+            meta::namespace(involved),
+            meta::name(involved),
+            meta::uid(involved),
+            api_version,
+            event_type,
+            reason,
+            message,
+        ]
+        .join("\u{0}");
+        let seen = self.seen_events.get(&correlation_key).cloned();
+        if let Some(seen) = &seen {
+            let count = seen.count + 1;
+            let patched =
+                self.guaranteed_update(world, &meta::EVENTS, &seen.namespace, &seen.name, |cur| {
+                    let mut new = cur.clone();
+                    if let Some(o) = new.as_object_mut() {
+                        o.insert("count".into(), json!(count));
+                        o.insert("lastTimestamp".into(), json!(meta::timestamp(now)));
+                        o.insert("message".into(), json!(message));
+                    }
+                    Ok(new)
+                });
+            match patched {
+                Ok(_) => {
+                    if let Some(s) = self.seen_events.get_mut(&correlation_key) {
+                        s.count = count;
+                    }
+                    return Ok(());
+                }
+                Err(e) if e.code == 404 => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let (name, count, first) = match seen {
+            Some(s) => (s.name, s.count + 1, s.first_timestamp),
+            None => {
+                let nanos = (EPOCH_UNIX_MS + now) * 1_000_000 + self.rng.range(0, 1_000_000);
+                let name = format!("{}.{nanos:x}", meta::name(involved));
+                (name, 1, meta::timestamp(now))
+            }
+        };
         let mut source = json!({"component": component});
         if let Some(h) = host {
             source["host"] = json!(h);
@@ -681,15 +792,25 @@ impl ApiServer {
             "reason": reason,
             "message": message,
             "source": source,
-            "firstTimestamp": meta::timestamp(now),
+            "firstTimestamp": first,
             "lastTimestamp": meta::timestamp(now),
-            "count": 1,
+            "count": count,
             "type": event_type,
             "eventTime": null,
             "reportingComponent": "",
             "reportingInstance": "",
         });
-        self.create(world, &meta::EVENTS, event).map(|_| ())
+        self.create(world, &meta::EVENTS, event)?;
+        self.seen_events.insert(
+            correlation_key,
+            SeenEvent {
+                name,
+                namespace: ns,
+                count,
+                first_timestamp: first,
+            },
+        );
+        Ok(())
     }
 }
 

@@ -253,7 +253,10 @@ impl Controllers {
                     }
                     Ok(new)
                 }))?;
-                let node_obj = json!({"kind": "Node", "metadata": {"name": node}});
+                let node_obj = api
+                    .get_cached(&NODES, "", node)
+                    .cloned()
+                    .unwrap_or_else(|| json!({"kind": "Node", "metadata": {"name": node}}));
                 let msg = format!("Node {node} status is now: NodeNotReady");
                 soft(
                     event(
@@ -1347,7 +1350,7 @@ impl Elector {
                     spec.insert("renewTime".into(), json!(micro_time(now)));
                     Ok(new)
                 })
-                .is_ok(),
+                .ok(),
             Err(e) if e.reason == "NotFound" => {
                 let lease = json!({
                     "metadata": {"name": self.name, "namespace": "kube-system"},
@@ -1355,14 +1358,13 @@ impl Elector {
                         "acquireTime": micro_time(now), "renewTime": micro_time(now),
                         "leaseTransitions": 0}
                 });
-                api.create(world, &LEASES, lease).is_ok()
+                api.create(world, &LEASES, lease).ok()
             }
-            Err(_) => false,
+            Err(_) => None,
         };
-        if renewed {
+        if let Some(lease) = renewed {
             if !self.leading {
                 self.leading = true;
-                let lease = json!({"kind": "Lease", "metadata": {"name": self.name, "namespace": "kube-system"}});
                 let message = format!("{} became leader", self.identity);
                 let _ = event(
                     api,

@@ -46,11 +46,19 @@ pub fn apply(r: &Resource, obj: &mut Value, now: Millis) {
             set_default(spec, "replicas", json!(1));
             set_default(spec, "revisionHistoryLimit", json!(10));
             set_default(spec, "progressDeadlineSeconds", json!(600));
-            set_default(
-                spec,
-                "strategy",
-                json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}}),
-            );
+            // SetDefaults_Deployment: an empty strategy type is RollingUpdate, whose missing
+            // parameters are 25% each (`kubectl create deployment` sends `strategy: {}`).
+            let strategy = spec.entry("strategy").or_insert(json!({}));
+            if let Some(st) = strategy.as_object_mut() {
+                set_default(st, "type", json!("RollingUpdate"));
+                if st.get("type") == Some(&json!("RollingUpdate")) {
+                    let ru = st.entry("rollingUpdate").or_insert(json!({}));
+                    if let Some(ru) = ru.as_object_mut() {
+                        set_default(ru, "maxSurge", json!("25%"));
+                        set_default(ru, "maxUnavailable", json!("25%"));
+                    }
+                }
+            }
             if let Some(t) = spec.get_mut("template").and_then(|t| t.get_mut("spec")) {
                 pod_spec(t);
             }

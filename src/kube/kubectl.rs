@@ -5,6 +5,7 @@
 use super::apiserver::Subresource;
 use super::controllers::pod_template_hash;
 use super::meta::{self, ApiError, Resource, DEPLOYMENTS, REPLICASETS};
+use super::selector::Selectors;
 use super::{yaml, ControlPlane};
 use crate::base::Millis;
 use crate::etcd::Cluster;
@@ -62,6 +63,7 @@ struct Args {
     output: Option<String>,
     files: Vec<String>,
     selector: Option<String>,
+    field_selector: Option<String>,
     replicas: Option<String>,
     image: Option<String>,
     literals: Vec<String>,
@@ -89,6 +91,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
                 | "--filename"
                 | "-l"
                 | "--selector"
+                | "--field-selector"
                 | "--replicas"
                 | "--image"
                 | "--from-literal"
@@ -112,6 +115,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
                 "-o" | "--output" => a.output = Some(value),
                 "-f" | "--filename" => a.files.push(value),
                 "-l" | "--selector" => a.selector = Some(value),
+                "--field-selector" => a.field_selector = Some(value),
                 "--replicas" => a.replicas = Some(value),
                 "--image" => a.image = Some(value),
                 "--from-literal" => a.literals.push(value),
@@ -561,14 +565,16 @@ fn get(ctx: &mut Ctx, a: &Args) {
     let mut single = false;
     let mut listed_at = None;
     for (r, name) in &targets {
+        let selectors = match selectors(a, r) {
+            Ok(s) => s,
+            Err(e) => return ctx.api_error(&e),
+        };
         if name.is_empty() {
             let scope = (!a.all_namespaces).then_some(ns.as_str());
             match ctx.cp.api.list(ctx.world, r, scope) {
                 Ok((list, rev)) => {
                     listed_at.get_or_insert(rev);
-                    let list = list
-                        .into_iter()
-                        .filter(|o| label_match(o, a.selector.as_deref()));
+                    let list = list.into_iter().filter(|o| selectors.matches(o));
                     items.extend(list.map(|o| (*r, o)));
                 }
                 Err(e) => return ctx.api_error(&e),
@@ -678,9 +684,9 @@ fn watch_rows(ctx: &mut Ctx, a: &Args, r: &Resource, name: &str, scope: Option<&
         Err(e) => return ctx.api_error(&e),
     };
     let now = ctx.world.now();
+    let selectors = selectors(a, r).unwrap_or_default();
     let wanted = |ev: &&super::apiserver::WatchEvent| {
-        (name.is_empty() || meta::name(&ev.object) == name)
-            && label_match(&ev.object, a.selector.as_deref())
+        (name.is_empty() || meta::name(&ev.object) == name) && selectors.matches(&ev.object)
     };
     for ev in events.iter().filter(wanted) {
         let rows = table(
@@ -699,19 +705,13 @@ fn watch_rows(ctx: &mut Ctx, a: &Args, r: &Resource, name: &str, scope: Option<&
     }
 }
 
-fn label_match(obj: &Value, selector: Option<&str>) -> bool {
-    let Some(sel) = selector else {
-        return true;
-    };
-    let labels = meta::labels(obj);
-    sel.split(',')
-        .filter(|s| !s.is_empty())
-        .all(|term| match term.split_once('=') {
-            Some((k, v)) => labels
-                .iter()
-                .any(|(lk, lv)| lk == k.trim_end_matches('=') && lv == v.trim_start_matches('=')),
-            None => labels.iter().any(|(lk, _)| lk == term),
-        })
+/// `-l` and `--field-selector`, checked by the API server for the resource listed.
+fn selectors(a: &Args, r: &Resource) -> Result<Selectors, ApiError> {
+    Selectors::parse(
+        r,
+        a.selector.as_deref().unwrap_or(""),
+        a.field_selector.as_deref().unwrap_or(""),
+    )
 }
 
 fn pretty_json(v: &Value) -> String {
@@ -840,6 +840,24 @@ fn table(
         "Secret" => (["NAME", "TYPE", "DATA", "AGE"].map(s).to_vec(), vec![]),
         "ConfigMap" => (["NAME", "DATA", "AGE"].map(s).to_vec(), vec![]),
         "Lease" => (["NAME", "HOLDER", "AGE"].map(s).to_vec(), vec![]),
+        // -o wide puts SUBOBJECT and SOURCE before MESSAGE (their column definitions).
+        "Event" if wide => (
+            [
+                "LAST SEEN",
+                "TYPE",
+                "REASON",
+                "OBJECT",
+                "SUBOBJECT",
+                "SOURCE",
+                "MESSAGE",
+                "FIRST SEEN",
+                "COUNT",
+                "NAME",
+            ]
+            .map(s)
+            .to_vec(),
+            vec![],
+        ),
         "Event" => (
             ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
                 .map(s)
@@ -1016,19 +1034,40 @@ fn table(
                 (vec![name, holder.to_string(), age(o, now)], vec![])
             }
             "Event" => {
-                let last = meta::parse_timestamp(meta::str_at(o, &["lastTimestamp"]));
+                let since = |field: &str| {
+                    let t = meta::parse_timestamp(meta::str_at(o, &[field]));
+                    meta::human_duration(now.saturating_sub(t))
+                };
                 let kind = meta::str_at(o, &["involvedObject", "kind"]).to_ascii_lowercase();
-                let object = format!("{kind}/{}", meta::str_at(o, &["involvedObject", "name"]));
-                (
-                    vec![
-                        meta::human_duration(now.saturating_sub(last)),
-                        meta::str_at(o, &["type"]).into(),
-                        meta::str_at(o, &["reason"]).into(),
-                        object,
-                        meta::str_at(o, &["message"]).into(),
-                    ],
-                    vec![],
-                )
+                let object = match meta::str_at(o, &["involvedObject", "name"]) {
+                    "" => kind,
+                    n => format!("{kind}/{n}"),
+                };
+                let message = meta::str_at(o, &["message"]).trim().to_string();
+                let mut row = vec![
+                    since("lastTimestamp"),
+                    meta::str_at(o, &["type"]).into(),
+                    meta::str_at(o, &["reason"]).into(),
+                    object,
+                ];
+                if wide {
+                    let source = match meta::str_at(o, &["source", "host"]) {
+                        "" => meta::str_at(o, &["source", "component"]).to_string(),
+                        host => format!("{}, {host}", meta::str_at(o, &["source", "component"])),
+                    };
+                    let count = meta::i64_at(o, &["count"]).filter(|c| *c > 0).unwrap_or(1);
+                    row.extend([
+                        meta::str_at(o, &["involvedObject", "fieldPath"]).to_string(),
+                        source,
+                        message,
+                        since("firstTimestamp"),
+                        count.to_string(),
+                        name,
+                    ]);
+                } else {
+                    row.push(message);
+                }
+                (row, vec![])
             }
             _ => (vec![name, age(o, now)], vec![]),
         };
@@ -1785,12 +1824,18 @@ fn events_for(ctx: &mut Ctx, o: &Value) -> String {
     };
     let mut mine: Vec<Value> = events
         .into_iter()
-        .filter(|e| meta::str_at(e, &["involvedObject", "uid"]) == meta::uid(o))
+        .filter(|e| {
+            // describe's SearchEvents: name, namespace, kind and uid of the involved object.
+            let involved = |f: &str| meta::str_at(e, &["involvedObject", f]);
+            involved("name") == meta::name(o)
+                && involved("kind") == meta::str_at(o, &["kind"])
+                && involved("uid") == meta::uid(o)
+        })
         .collect();
     if mine.is_empty() {
         return "Events:          <none>\n".into();
     }
-    mine.sort_by_key(|e| meta::parse_timestamp(meta::str_at(e, &["firstTimestamp"])));
+    mine.sort_by_key(|e| meta::parse_timestamp(meta::str_at(e, &["lastTimestamp"])));
     let now = ctx.world.now();
     let mut rows = vec![
         ["  Type", "Reason", "Age", "From", "Message"]
@@ -1801,11 +1846,23 @@ fn events_for(ctx: &mut Ctx, o: &Value) -> String {
             .to_vec(),
     ];
     for e in &mine {
-        let first = meta::parse_timestamp(meta::str_at(e, &["firstTimestamp"]));
+        let since = |field: &str| {
+            let t = meta::parse_timestamp(meta::str_at(e, &[field]));
+            meta::human_duration(now.saturating_sub(t))
+        };
+        // describe's interval: the age, or `<last> (xN over <first>)` for a repeated Event.
+        let interval = match meta::i64_at(e, &["count"]).unwrap_or(1) {
+            n if n > 1 => format!(
+                "{} (x{n} over {})",
+                since("lastTimestamp"),
+                since("firstTimestamp")
+            ),
+            _ => since("firstTimestamp"),
+        };
         rows.push(vec![
             format!("  {}", meta::str_at(e, &["type"])),
             meta::str_at(e, &["reason"]).into(),
-            meta::human_duration(now.saturating_sub(first)),
+            interval,
             meta::str_at(e, &["source", "component"]).into(),
             meta::str_at(e, &["message"]).into(),
         ]);

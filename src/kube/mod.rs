@@ -10,6 +10,7 @@ mod defaults;
 pub mod encryption;
 pub mod kubectl;
 pub mod meta;
+pub mod selector;
 pub mod view;
 pub mod yaml;
 

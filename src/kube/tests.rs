@@ -223,3 +223,58 @@ fn leader_election_leases_lapse_without_quorum_and_return_with_it() {
     cp.run_until(&mut w, until);
     assert_eq!(cp.leading(), (true, true), "quorum back: both lead again");
 }
+
+#[test]
+fn repeated_events_are_aggregated_and_expire_with_their_etcd_lease() {
+    let mut w = world();
+    let mut cp = ControlPlane::up(&mut w, 1).unwrap();
+    let api = &mut cp.api;
+    let cm = api
+        .create(&mut w, &CONFIGMAPS, json!({"metadata": {"name": "cfg"}}))
+        .unwrap();
+    let record = |api: &mut ApiServer, w: &mut Cluster, message: &str| {
+        api.record_event(
+            w,
+            &cm,
+            "ConfigMap",
+            "Warning",
+            "Odd",
+            message,
+            "tester",
+            None,
+        )
+        .unwrap();
+    };
+    let mine = |api: &mut ApiServer, w: &mut Cluster| {
+        let (events, _) = api.list(w, &meta::EVENTS, Some("default")).unwrap();
+        events
+            .into_iter()
+            .filter(|e| meta::str_at(e, &["involvedObject", "name"]) == "cfg")
+            .collect::<Vec<_>>()
+    };
+    record(api, &mut w, "first");
+    w.run_until(w.now() + 3_000);
+    record(api, &mut w, "first");
+    record(api, &mut w, "other");
+    let events = mine(api, &mut w);
+    assert_eq!(events.len(), 2, "{events:#?}");
+    let first = events.iter().find(|e| e["message"] == "first").unwrap();
+    assert_eq!(first["count"], 2);
+    assert_ne!(first["firstTimestamp"], first["lastTimestamp"]);
+
+    // Each Event key is attached to the lease manager's lease (TTL 1h + 60 s).
+    let key = meta::EVENTS.key("default", meta::name(first));
+    let view = w.kv_view(w.member_ids()[0]).unwrap();
+    let kv = view.kvs.iter().find(|kv| kv.key == key.as_bytes()).unwrap();
+    assert_ne!(kv.lease, 0);
+
+    // After the TTL the lease expires and etcd deletes the Events; a repeat is then created
+    // again under its old name, with the count carried on.
+    w.run_until(w.now() + 3_700_000);
+    assert!(mine(api, &mut w).is_empty());
+    record(api, &mut w, "first");
+    let events = mine(api, &mut w);
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["count"], 3);
+    assert_eq!(meta::name(&events[0]), meta::name(first));
+}
