@@ -577,3 +577,78 @@ fn kubernetes_tab_shows_the_deployment_converging() {
         },
     );
 }
+
+/// Following one change end to end is one click: with no kubectl change yet the button
+/// creates a Deployment and follows it. The page then lists the kubectl write and every write
+/// the control plane made because of it, each with its txn, Raft entry, revision and watch.
+#[test]
+fn following_a_change_end_to_end_is_one_click() {
+    story(
+        "following_a_change_end_to_end_is_one_click",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            page.wait_count("[data-member]", 3).await?;
+            page.set_speed(10.0).await?;
+            page.wait_single_leader().await?;
+            page.open_tab("kube").await?;
+            page.click(r#"[data-action="kube-up"]"#).await?;
+            page.wait_exists(r#"[data-kube="up"]"#).await?;
+            page.click(r#"[data-action="kube-follow"]"#).await?;
+            page.wait_exists(r#"[data-follow="on"]"#).await?;
+            page.wait_console_output("deployment.apps/web created")
+                .await?;
+            // The chain reaches the kubelets: the Pods the ReplicaSet made are started.
+            page.wait_exists(r#".follow-step[data-actor="kubelet"]"#)
+                .await?;
+            let actors = page.attrs(".follow-step", "data-actor").await?;
+            let actors: Vec<String> = actors.into_iter().flatten().collect();
+            assert_eq!(
+                actors.first().map(String::as_str),
+                Some("kubectl"),
+                "{actors:?}"
+            );
+            for who in [
+                "deployment-controller",
+                "replicaset-controller",
+                "default-scheduler",
+            ] {
+                assert!(
+                    actors.iter().any(|a| a == who),
+                    "{who} missing in {actors:?}"
+                );
+            }
+            // Every write names its Raft entry, and the first is the Deployment's creation:
+            // the revision etcd reports as the key's create_revision.
+            let indexes = page.attrs(".follow-step", "data-raft-index").await?;
+            assert!(
+                indexes
+                    .iter()
+                    .all(|i| i.as_deref().is_some_and(|i| i.parse::<u64>().is_ok())),
+                "{indexes:?}"
+            );
+            let first_rev = page
+                .attr(".follow-step", "data-revision")
+                .await?
+                .unwrap_or_default();
+            page.console("etcdctl get /registry/deployments/default/web -w fields")
+                .await?;
+            let out = page
+                .wait_console_output(&format!("\"CreateRevision\" : {first_rev}\n"))
+                .await?;
+            assert!(out.contains("\"Key\" : \"/registry/deployments/default/web\""));
+            let text = page.text(".kube-follow").await?;
+            assert!(text.contains("kubectl create deployment web"), "{text}");
+            assert!(text.contains("txn: mod_revision = 0 → put"), "{text}");
+            assert!(text.contains("watch ADDED"), "{text}");
+            page.execute(
+                "document.querySelector('.kube-follow').scrollIntoView()",
+                vec![],
+            )
+            .await?;
+            page.screenshot("follow-1280x720").await?;
+            page.click(r#"[data-action="kube-follow-close"]"#).await?;
+            page.wait_count(r#"[data-follow="on"]"#, 0).await?;
+            Ok(())
+        },
+    );
+}

@@ -463,13 +463,24 @@ impl Session {
                 self.record(line);
                 Ok(Output::default())
             }
+            // kube: follow the last kubectl change through apiserver, etcd, Raft, the watch
+            // cache and the controllers (what the page's "follow" button shows).
+            ["trace"] => {
+                let kube = self
+                    .kube
+                    .as_ref()
+                    .ok_or("kube: the control plane is not up (kube up)")?;
+                let followed = crate::kube::trace::follow_last(kube.api.journal())
+                    .ok_or("kube trace: no kubectl command has written anything yet")?;
+                Ok(Output::ok(crate::kube::trace::render(&followed)))
+            }
             ["down"] => {
                 self.kube = None;
                 self.record(line);
                 Ok(Output::default())
             }
             _ => Err(
-                "usage: kube up | kube down | kube apiserver [--encryption-provider-config FILE] [--event-ttl DURATION] | kube stop-kubelet|start-kubelet NODE"
+                "usage: kube up | kube down | kube apiserver [--encryption-provider-config FILE] [--event-ttl DURATION] | kube stop-kubelet|start-kubelet NODE | kube trace"
                     .into(),
             ),
         }

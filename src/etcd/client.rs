@@ -27,6 +27,9 @@ pub struct Header {
     pub raft_term: Term,
 }
 
+/// A Raft entry: (index, term).
+pub type EntryId = (Index, Term);
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reply<T> {
     pub header: Header,
@@ -195,6 +198,18 @@ impl Cluster {
         serializable: bool,
         timeout_ms: Millis,
     ) -> Result<Reply<Response>, ClientError> {
+        self.kv_entry(ep, req, serializable, timeout_ms)
+            .map(|(reply, _)| reply)
+    }
+
+    /// [`Cluster::kv`], also telling which Raft entry (index, term) carried a write.
+    pub fn kv_entry(
+        &mut self,
+        ep: MemberId,
+        req: Request,
+        serializable: bool,
+        timeout_ms: Millis,
+    ) -> Result<(Reply<Response>, Option<EntryId>), ClientError> {
         mvcc::validate(&req).map_err(ClientError::Server)?;
         self.reachable(ep, timeout_ms)?;
         let read_only = match &req {
@@ -203,7 +218,9 @@ impl Cluster {
             _ => false,
         };
         if read_only {
-            return self.read(ep, req, serializable, timeout_ms);
+            return self
+                .read(ep, req, serializable, timeout_ms)
+                .map(|reply| (reply, None));
         }
         if let Some(Err(e)) = self.process(ep).map(|m| m.store.check_quota(&req)) {
             return Err(ClientError::Server(e));
@@ -220,11 +237,14 @@ impl Cluster {
             self.member_mut(ep, |m, _| m.cancel(id));
         }
         match answer {
-            Some(Ok(response)) => Ok(Reply {
-                header: self.header(ep, response.revision()),
-                body: response,
-            }),
-            Some(Err(e)) => Err(ClientError::Server(e)),
+            Some((Ok(response), index, term)) => Ok((
+                Reply {
+                    header: self.header(ep, response.revision()),
+                    body: response,
+                },
+                Some((index, term)),
+            )),
+            Some((Err(e), _, _)) => Err(ClientError::Server(e)),
             None => Err(ClientError::DeadlineExceeded),
         }
     }
@@ -833,7 +853,7 @@ impl Cluster {
                 .collect();
             for (id, at) in done {
                 match self.member_mut(ep, |m, _| m.take_response(id)).flatten() {
-                    Some(Ok(_)) => report.latencies_ms.push(now - at),
+                    Some((Ok(_), _, _)) => report.latencies_ms.push(now - at),
                     _ => report.failed += 1,
                 }
                 pending.retain(|(p, _)| *p != id);

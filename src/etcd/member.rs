@@ -177,7 +177,8 @@ pub struct Member {
     /// Encoded proposals waiting for a leader (etcd's Propose blocks until there is one).
     pending: Vec<Vec<u8>>,
     /// Answers to this member's client requests, by request id.
-    responses: BTreeMap<u64, Result<Response, MvccError>>,
+    /// Answers to this member's own requests, with the Raft entry that carried each.
+    responses: BTreeMap<u64, (Result<Response, MvccError>, Index, Term)>,
     reads: Vec<PendingRead>,
     next_request: u64,
     /// When this incarnation last proposed its attributes.
@@ -352,8 +353,8 @@ impl Member {
         self.responses.contains_key(&id)
     }
 
-    /// The answer to request `id`, once applied here.
-    pub fn take_response(&mut self, id: u64) -> Option<Result<Response, MvccError>> {
+    /// The answer to request `id` once applied here, and the (index, term) of its entry.
+    pub fn take_response(&mut self, id: u64) -> Option<(Result<Response, MvccError>, Index, Term)> {
         self.responses.remove(&id)
     }
 
@@ -500,7 +501,7 @@ impl Member {
                 digest: digest(&entry.data),
             });
             if entry.kind == EntryKind::Normal {
-                self.apply_data(&entry.data, ctx.now);
+                self.apply_data(&entry.data, entry.index, entry.term, ctx.now);
             }
             ctx.note(format!("apply {}", entry.describe()));
         }
@@ -573,7 +574,7 @@ impl Member {
                 .any(|a| a.member_id == me && a.alarm == mvcc::AlarmType::Nospace)
     }
 
-    fn apply_data(&mut self, data: &[u8], now: Millis) {
+    fn apply_data(&mut self, data: &[u8], index: Index, term: Term, now: Millis) {
         match Proposal::decode(data) {
             Some(Proposal::Kv { id, request }) => {
                 let result = self.store.apply(&request, now);
@@ -594,7 +595,7 @@ impl Member {
                     );
                 }
                 if id >> 40 == self.id.0 {
-                    self.responses.insert(id, result);
+                    self.responses.insert(id, (result, index, term));
                 }
                 if let Request::LeaseRevoke(r) = &request {
                     self.revoking.remove(&r.id);

@@ -5,11 +5,12 @@
 //! cache, fed by an etcd watch on `/registry/`, serves informers (LIST/WATCH with RV "0").
 
 use super::meta::{self, ApiError, Resource};
-use crate::base::{MemberId, Millis, Rng};
+use crate::base::{Index, MemberId, Millis, Rng, Term};
 use crate::etcd::{ClientError, Cluster, EPOCH_UNIX_MS};
 use crate::mvcc::{
     self, Compare, CompareResult, CompareTarget, DeleteRangeRequest, EventType, KeyValue, LeaseId,
-    PutRequest, RangeRequest, Request, RequestOp, Response, ResponseOp, TxnRequest, WatchRequest,
+    PutRequest, RangeRequest, Request, RequestOp, Response, ResponseOp, TxnRequest, TxnResponse,
+    WatchRequest,
 };
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -58,6 +59,41 @@ pub struct WatchEvent {
     pub revision: i64,
 }
 
+/// One write the apiserver made to etcd, kept so that a change can be followed end to end:
+/// who asked, the txn, the Raft entry that carried it, when the watch cache saw it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Write {
+    /// Who asked the apiserver: `kubectl`, `deployment-controller`, `kubelet`, ...
+    pub actor: String,
+    /// The kubectl command line (empty for the control plane's own writes).
+    pub command: String,
+    /// `create`, `update` or `delete`.
+    pub verb: &'static str,
+    pub kind: &'static str,
+    pub key: String,
+    /// The txn's guard: `mod_revision(key) == compare_mod` (0: the key must not exist).
+    pub compare_mod: i64,
+    /// The etcd revision the write made.
+    pub revision: i64,
+    /// The member the apiserver's etcd client sent it to.
+    pub endpoint: MemberId,
+    /// The Raft entry (index, term) that carried the txn.
+    pub entry: Option<(Index, Term)>,
+    pub sent_ms: Millis,
+    /// When the endpoint had committed and applied it, and answered.
+    pub applied_ms: Millis,
+    /// When the watch cache received the change from its etcd watch.
+    pub watched_ms: Option<Millis>,
+    pub uid: String,
+    /// The uids of the object's owners (ownerReferences).
+    pub owners: Vec<String>,
+    /// What changed, `path: old → new`, a few leaves at most.
+    pub changes: Vec<String>,
+}
+
+/// How many writes the journal keeps.
+const JOURNAL_LEN: usize = 400;
+
 /// Which part of an object an update may change (the main resource or `/status`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Subresource {
@@ -87,6 +123,11 @@ pub struct ApiServer {
     pub event_ttl_ms: Millis,
     /// The lease manager's last lease: id, expiry, objects attached.
     event_lease: Option<(LeaseId, Millis, u32)>,
+    /// Who is calling (set by each component before it acts) and, for kubectl, its command.
+    pub actor: String,
+    pub command: String,
+    /// The most recent writes, oldest first.
+    journal: Vec<Write>,
     /// The event recorders' correlation caches (client-go `EventCorrelator`'s `eventLogger`):
     /// an event like one already recorded updates that one's count instead of making another.
     seen_events: BTreeMap<String, SeenEvent>,
@@ -123,6 +164,9 @@ impl ApiServer {
             compact_key_version: 0,
             next_compaction_ms: world.now() + COMPACTION_INTERVAL_MS,
             event_ttl_ms: EVENT_TTL_MS,
+            actor: "kube-apiserver".into(),
+            command: String::new(),
+            journal: Vec::new(),
             event_lease: None,
             seen_events: BTreeMap::new(),
         }
@@ -149,6 +193,76 @@ impl ApiServer {
             .kv(ep, req, false, ETCD_TIMEOUT_MS)
             .map(|r| r.body)
             .map_err(etcd_error)
+    }
+
+    /// A write txn: its response, and it goes into the journal when it succeeded.
+    fn write_txn(
+        &mut self,
+        world: &mut Cluster,
+        txn: TxnRequest,
+        r: &Resource,
+        verb: &'static str,
+        before: Option<&Value>,
+        after: &Value,
+    ) -> Result<TxnResponse, ApiError> {
+        let ep = self.endpoint(world);
+        let sent_ms = world.now();
+        let key = txn
+            .compare
+            .first()
+            .map(|c| String::from_utf8_lossy(&c.key).into_owned())
+            .unwrap_or_default();
+        let compare_mod = match txn.compare.first().map(|c| &c.target) {
+            Some(CompareTarget::Mod(m)) => *m,
+            _ => 0,
+        };
+        let (reply, entry) = world
+            .kv_entry(ep, Request::Txn(txn), false, ETCD_TIMEOUT_MS)
+            .map_err(etcd_error)?;
+        let Response::Txn(t) = reply.body else {
+            return Err(ApiError::internal("unexpected etcd response".into()));
+        };
+        if t.succeeded {
+            let owners = meta::at(after, &["metadata", "ownerReferences"])
+                .and_then(Value::as_array)
+                .map(|refs| {
+                    refs.iter()
+                        .map(|o| meta::str_at(o, &["uid"]).to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut changes = Vec::new();
+            if let Some(before) = before {
+                leaf_changes("", before, after, &mut changes);
+            }
+            self.journal.push(Write {
+                actor: self.actor.clone(),
+                command: self.command.clone(),
+                verb,
+                kind: r.kind,
+                key,
+                compare_mod,
+                revision: t.revision,
+                endpoint: ep,
+                entry,
+                sent_ms,
+                applied_ms: world.now(),
+                watched_ms: None,
+                uid: meta::uid(after).to_string(),
+                owners,
+                changes,
+            });
+            if self.journal.len() > JOURNAL_LEN {
+                let drop = self.journal.len() - JOURNAL_LEN;
+                self.journal.drain(..drop);
+            }
+        }
+        Ok(t)
+    }
+
+    /// The journal of writes, oldest first.
+    pub fn journal(&self) -> &[Write] {
+        &self.journal
     }
 
     // ----- encoding ---------------------------------------------------------------------
@@ -316,14 +430,13 @@ impl ApiServer {
             })],
             failure: Vec::new(),
         };
-        match self.etcd(world, Request::Txn(txn))? {
-            Response::Txn(t) if t.succeeded => {
-                meta::obj_mut(&mut obj, &["metadata"])
-                    .insert("resourceVersion".into(), json!(t.revision.to_string()));
-                Ok(obj)
-            }
-            _ => Err(ApiError::already_exists(r, &name)),
+        let t = self.write_txn(world, txn, r, "create", None, &obj)?;
+        if !t.succeeded {
+            return Err(ApiError::already_exists(r, &name));
         }
+        meta::obj_mut(&mut obj, &["metadata"])
+            .insert("resourceVersion".into(), json!(t.revision.to_string()));
+        Ok(obj)
     }
 
     /// The etcd lease a write of `r` is attached to: none, except for Events (the registry's
@@ -437,17 +550,15 @@ impl ApiServer {
                 })],
                 failure: vec![RequestOp::Range(RangeRequest::key(key.clone()))],
             };
-            match self.etcd(world, Request::Txn(txn))? {
-                Response::Txn(t) if t.succeeded => {
-                    meta::obj_mut(&mut new, &["metadata"])
-                        .insert("resourceVersion".into(), json!(t.revision.to_string()));
-                    return Ok(new);
-                }
-                Response::Txn(t) => match first_kv(&t.responses) {
-                    Some(latest) => kv = latest,
-                    None => return Err(ApiError::not_found(r, name)),
-                },
-                _ => return Err(ApiError::internal("unexpected etcd response".into())),
+            let t = self.write_txn(world, txn, r, "update", Some(&cur), &new)?;
+            if t.succeeded {
+                meta::obj_mut(&mut new, &["metadata"])
+                    .insert("resourceVersion".into(), json!(t.revision.to_string()));
+                return Ok(new);
+            }
+            match first_kv(&t.responses) {
+                Some(latest) => kv = latest,
+                None => return Err(ApiError::not_found(r, name)),
             }
         }
         Err(ApiError::conflict(r, name))
@@ -497,13 +608,13 @@ impl ApiServer {
                 success: vec![RequestOp::DeleteRange(DeleteRangeRequest::key(key.clone()))],
                 failure: vec![RequestOp::Range(RangeRequest::key(key.clone()))],
             };
-            match self.etcd(world, Request::Txn(txn))? {
-                Response::Txn(t) if t.succeeded => return Ok(cur),
-                Response::Txn(t) => match first_kv(&t.responses) {
-                    Some(latest) => kv = latest,
-                    None => return Err(ApiError::not_found(r, name)),
-                },
-                _ => return Err(ApiError::internal("unexpected etcd response".into())),
+            let t = self.write_txn(world, txn, r, "delete", None, &cur)?;
+            if t.succeeded {
+                return Ok(cur);
+            }
+            match first_kv(&t.responses) {
+                Some(latest) => kv = latest,
+                None => return Err(ApiError::not_found(r, name)),
             }
         }
         Err(ApiError::conflict(r, name))
@@ -538,7 +649,7 @@ impl ApiServer {
                 return;
             }
             for ev in resp.events {
-                self.apply_event(ev);
+                self.apply_event(ev, world.now());
             }
             self.cache_rev = self.cache_rev.max(resp.revision);
         }
@@ -567,9 +678,17 @@ impl ApiServer {
         self.cache_healthy = true;
     }
 
-    fn apply_event(&mut self, ev: mvcc::Event) {
+    fn apply_event(&mut self, ev: mvcc::Event, now: Millis) {
         let key = String::from_utf8_lossy(&ev.kv.key).into_owned();
         let revision = ev.kv.mod_revision;
+        if let Some(w) = self
+            .journal
+            .iter_mut()
+            .rev()
+            .find(|w| w.revision == revision)
+        {
+            w.watched_ms.get_or_insert(now);
+        }
         let (kind, object) = match ev.kind {
             EventType::Put => {
                 let Ok(obj) = self.decode(&ev.kv) else {
@@ -811,6 +930,63 @@ impl ApiServer {
             },
         );
         Ok(())
+    }
+}
+
+/// The leaves that differ between two versions of an object (`spec.replicas: 3 → 5`),
+/// bookkeeping fields left out, at most four.
+fn leaf_changes(path: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
+    const SKIP: [&str; 4] = [
+        "metadata.resourceVersion",
+        "metadata.generation",
+        "metadata.managedFields",
+        "status.observedGeneration",
+    ];
+    let timestamp = path.ends_with("Time") || path.ends_with("Timestamp");
+    if out.len() >= 4 || a == b || SKIP.contains(&path) || timestamp {
+        return;
+    }
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                leaf_changes(&format!("{path}[{i}]"), p, q, out);
+            }
+        }
+        (Value::Object(_), Value::Object(_))
+        | (Value::Null, Value::Object(_))
+        | (Value::Object(_), Value::Null) => {
+            let empty = serde_json::Map::new();
+            let (x, y) = (
+                a.as_object().unwrap_or(&empty),
+                b.as_object().unwrap_or(&empty),
+            );
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for k in keys {
+                let sub = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                leaf_changes(
+                    &sub,
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                    out,
+                );
+            }
+        }
+        _ => {
+            let show = |v: &Value| match v {
+                Value::Null => "∅".to_string(),
+                Value::String(s) => s.clone(),
+                Value::Array(l) => format!("[{} items]", l.len()),
+                Value::Object(_) => "{…}".to_string(),
+                other => other.to_string(),
+            };
+            if out.len() < 4 {
+                out.push(format!("{path}: {} → {}", show(a), show(b)));
+            }
+        }
     }
 }
 

@@ -178,6 +178,8 @@ impl Controllers {
         // The kubelets run on their nodes whatever happens to the control plane, and the
         // control plane's components are processes of their own: a failing kubelet round
         // does not stop them from trying.
+        // Each component's writes are journaled under its name (then the caller's again).
+        let caller = std::mem::replace(&mut api.actor, "kubelet".into());
         for step in [Controllers::node_leases, Controllers::kubelets] {
             if step(self, api, world).is_err() {
                 break;
@@ -185,27 +187,31 @@ impl Controllers {
             api.sync(world);
         }
         // The scheduler and the controller manager act only while they hold their Lease.
+        api.actor = "kube-scheduler".into();
         let scheduling = self.scheduler.elect(api, world);
+        api.actor = "kube-controller-manager".into();
         let managing = self.controller_manager.elect(api, world);
-        let mut loops: Vec<fn(&mut Controllers, &mut ApiServer, &mut Cluster) -> Tick> = Vec::new();
+        type Loop = fn(&mut Controllers, &mut ApiServer, &mut Cluster) -> Tick;
+        let mut loops: Vec<(&str, Loop)> = Vec::new();
         if scheduling {
-            loops.push(Controllers::scheduler);
+            loops.push(("default-scheduler", Controllers::scheduler));
         }
         if managing {
             loops.extend([
-                Controllers::deployments
-                    as fn(&mut Controllers, &mut ApiServer, &mut Cluster) -> Tick,
-                Controllers::replicasets,
-                Controllers::garbage_collector,
-                Controllers::node_lifecycle,
+                ("deployment-controller", Controllers::deployments as Loop),
+                ("replicaset-controller", Controllers::replicasets),
+                ("garbage-collector", Controllers::garbage_collector),
+                ("node-lifecycle-controller", Controllers::node_lifecycle),
             ]);
         }
-        for step in loops {
+        for (actor, step) in loops {
+            api.actor = actor.into();
             if step(self, api, world).is_err() {
-                return;
+                break;
             }
             api.sync(world);
         }
+        api.actor = caller;
     }
 
     /// Stops or starts a node's kubelet (a node failure the control plane must notice).

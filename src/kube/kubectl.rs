@@ -190,6 +190,11 @@ pub fn kubectl(
             ..KubectlOutput::default()
         };
     };
+    cp.api.actor = "kubectl".into();
+    cp.api.command = std::iter::once("kubectl".to_string())
+        .chain(args.iter().map(|a| shell_word(a)))
+        .collect::<Vec<_>>()
+        .join(" ");
     let mut ctx = Ctx {
         cp,
         world,
@@ -209,7 +214,19 @@ pub fn kubectl(
         _ => ctx
             .print("Client Version: v1.31.0\nKustomize Version: v5.4.2\nServer Version: v1.31.0\n"),
     }
+    ctx.cp.api.actor = "kube-apiserver".into();
+    ctx.cp.api.command.clear();
     ctx.out
+}
+
+/// An argument as a shell would need it written (quoted only when it must be).
+fn shell_word(a: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_./=:,@%+-".contains(c);
+    if !a.is_empty() && a.chars().all(plain) {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
 }
 
 fn namespace_of(a: &Args) -> String {

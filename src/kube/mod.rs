@@ -11,6 +11,7 @@ pub mod encryption;
 pub mod kubectl;
 pub mod meta;
 pub mod selector;
+pub mod trace;
 pub mod view;
 pub mod yaml;
 

@@ -278,3 +278,55 @@ fn repeated_events_are_aggregated_and_expire_with_their_etcd_lease() {
     assert_eq!(events[0]["count"], 3);
     assert_eq!(meta::name(&events[0]), meta::name(first));
 }
+
+#[test]
+fn the_journal_names_the_raft_entry_that_carried_each_write() {
+    use crate::etcd::Proposal;
+    use crate::mvcc::{Request, RequestOp};
+    let mut w = world();
+    let mut cp = ControlPlane::up(&mut w, 1).unwrap();
+    cp.api.actor = "kubectl".into();
+    cp.api.command = "kubectl create configmap cfg".into();
+    cp.api
+        .create(&mut w, &CONFIGMAPS, json!({"metadata": {"name": "cfg"}}))
+        .unwrap();
+    let write = cp.api.journal().last().cloned().unwrap();
+    assert_eq!(write.key, "/registry/configmaps/default/cfg");
+    assert_eq!(
+        (write.actor.as_str(), write.verb, write.compare_mod),
+        ("kubectl", "create", 0)
+    );
+    let (index, term) = write.entry.unwrap();
+    // That entry, in every member's log, is the txn on this key that made this revision.
+    for m in w.member_ids() {
+        let log = &w.durable(m).unwrap().entries;
+        let entry = log.iter().find(|e| e.index == index).unwrap();
+        assert_eq!(entry.term, term);
+        let Some(Proposal::Kv {
+            request: Request::Txn(txn),
+            ..
+        }) = Proposal::decode(&entry.data)
+        else {
+            panic!("entry {index} is not a txn");
+        };
+        assert_eq!(txn.compare[0].key, write.key.as_bytes());
+        assert!(matches!(txn.success[0], RequestOp::Put(_)));
+    }
+    let view = w.kv_view(write.endpoint).unwrap();
+    let kv = view
+        .kvs
+        .iter()
+        .find(|kv| kv.key == write.key.as_bytes())
+        .unwrap();
+    assert_eq!(kv.mod_revision, write.revision);
+    // The watch cache received it on its next sync.
+    assert!(write.watched_ms.is_none());
+    cp.api.sync(&mut w);
+    let watched = cp.api.journal().last().unwrap().watched_ms.unwrap();
+    assert!(watched >= write.applied_ms);
+
+    // Following it: the kubectl write first.
+    let followed = super::trace::follow_last(cp.api.journal()).unwrap();
+    assert_eq!(followed.command, "kubectl create configmap cfg");
+    assert_eq!(followed.writes[0].key, write.key);
+}

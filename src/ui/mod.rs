@@ -215,7 +215,7 @@ fn App() -> Html {
                                 Tab::Rules => panels::rules(&model.settings, &model.monitor.borrow(), lang, &d),
                                 Tab::Share => panels::share(&session, &model.settings, lang, &d),
                                 Tab::Keys => panels::keys(world, model.kv_member, lang, &d),
-                                Tab::Kube => panels::kube(&session, lang, &d),
+                                Tab::Kube => panels::kube(&session, model.follow, lang, &d),
                             } }
                         </div>
                     </div>

@@ -20,6 +20,8 @@ pub const UI_NETWORK_SETUP: &str = "latency 30ms jitter 10ms";
 const MAX_FRAME_MS: f64 = 100.0;
 /// Console transcript entries kept (older ones scroll away).
 const TRANSCRIPT_KEEP: usize = 200;
+/// What "follow a change" runs when kubectl has not written anything yet.
+const FOLLOW_FIRST_COMMAND: &str = "kubectl create deployment web --image=nginx:1.25 --replicas=3";
 
 /// One command and what it printed, as the console shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,6 +79,8 @@ pub struct Model {
     pub tab: Tab,
     /// The member whose key-value store the Keys tab shows (None: the leader, or m1).
     pub kv_member: Option<crate::base::MemberId>,
+    /// The Kubernetes tab follows the last kubectl change end to end.
+    pub follow: bool,
     /// The message whose fields are shown (clicked in the cluster or the diagram).
     pub selected_message: Option<u64>,
     pub notice: Option<Notice>,
@@ -101,6 +105,8 @@ pub enum Msg {
     SetPresenter(bool),
     SetTab(Tab),
     ShowKeysOf(crate::base::MemberId),
+    /// Follow the last kubectl change (one is made first when there is none), or stop.
+    Follow(bool),
     /// One command line (typed in the console or sent by a button), e.g. `kill m1`.
     Command(String),
     /// Several commands as one user action (a network preset).
@@ -131,6 +137,7 @@ impl Model {
             presenter,
             tab: Tab::Logs,
             kv_member: None,
+            follow: false,
             selected_message: None,
             notice: None,
             carry_ms: 0.0,
@@ -336,6 +343,17 @@ impl Reducible for Model {
             Msg::SetLang(lang) => next.lang = lang,
             Msg::SetPresenter(on) => next.presenter = on,
             Msg::ShowKeysOf(member) => next.kv_member = Some(member),
+            Msg::Follow(on) => {
+                let wrote =
+                    next.session.borrow().kube.as_ref().is_some_and(|k| {
+                        crate::kube::trace::follow_last(k.api.journal()).is_some()
+                    });
+                if on && !wrote {
+                    next.run(FOLLOW_FIRST_COMMAND);
+                    next.observe();
+                }
+                next.follow = on;
+            }
             Msg::SetTab(tab) => {
                 next.tab = tab;
                 next.recorder.borrow_mut().wanted = tab == Tab::SpaceTime;

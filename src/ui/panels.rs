@@ -578,10 +578,68 @@ pub fn keys(world: &World, chosen: Option<MemberId>, lang: Lang, d: &Dispatch) -
     }
 }
 
+/// One kubectl change followed end to end (`kube::trace`): each write with the component
+/// that made it and its path through the apiserver, etcd's txn, Raft and the watch.
+fn follow_panel(followed: Option<&crate::kube::trace::Followed>, lang: Lang, d: &Dispatch) -> Html {
+    use crate::kube::trace;
+    let close = {
+        let d = d.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(Msg::Follow(false)))
+    };
+    let Some(f) = followed else {
+        return html! {};
+    };
+    html! {
+        <section class="kube-follow" data-follow="on">
+            <header>
+                <h3>{ t(lang, Text::KubeFollowTitle) }</h3>
+                <button data-action="kube-follow-close" onclick={close}>{ t(lang, Text::KubeFollowClose) }</button>
+            </header>
+            <p class="help">{ t(lang, Text::KubeFollowHelp) }</p>
+            <p class="follow-command"><code>{ f.command }</code></p>
+            <ol class="follow-steps">
+                { for f.writes.iter().map(|w| {
+                    let actor_class = if w.actor == "kubectl" { "kubectl" } else if w.actor == "kubelet" { "kubelet" } else { "controller" };
+                    let (raft, index) = match w.entry {
+                        Some((i, term)) => (format!("{} · raft #{i} · term {term}", w.endpoint), i.to_string()),
+                        None => (format!("{} · raft", w.endpoint), String::new()),
+                    };
+                    let op = if w.verb == "delete" { "del" } else { "put" };
+                    let watch = match w.watched_ms {
+                        Some(t) => format!("watch {} +{} ms", trace::watch_kind(w), t.saturating_sub(w.applied_ms)),
+                        None => t(lang, Text::KubeNotWatched).to_string(),
+                    };
+                    html! {
+                        <li class={classes!("follow-step", actor_class)} data-actor={w.actor.clone()}
+                            data-raft-index={index} data-revision={w.revision.to_string()}>
+                            <div class="head">
+                                <span class="t">{ trace::at(w.sent_ms) }</span>
+                                <span class="actor">{ w.actor.clone() }</span>
+                                <span class="verb">{ w.verb }</span>
+                                <span class="obj">{ trace::object_name(w) }</span>
+                            </div>
+                            if !w.changes.is_empty() {
+                                <ul class="changes">{ for w.changes.iter().map(|c| html! { <li>{ c.clone() }</li> }) }</ul>
+                            }
+                            <div class="path">
+                                <span class="hop api">{ "kube-apiserver" }</span>
+                                <span class="hop txn" title={w.key.clone()}>{ format!("txn: mod_revision = {} → {op}", w.compare_mod) }</span>
+                                <span class="hop raft">{ raft }</span>
+                                <span class="hop commit">{ format!("{} +{} ms · rev {}", t(lang, Text::KubeCommitted), w.applied_ms.saturating_sub(w.sent_ms), w.revision) }</span>
+                                <span class="hop watch">{ watch }</span>
+                            </div>
+                        </li>
+                    }
+                }) }
+            </ol>
+        </section>
+    }
+}
+
 /// The Kubernetes control plane on this cluster: Deployments → ReplicaSets → Pods (desired vs
 /// ready), the nodes, and the `/registry` keys in etcd with their revisions, all read from the
 /// engine (`ControlPlane::view`, `Cluster::kv_view`). Commands go through the console.
-pub fn kube(session: &Session, lang: Lang, d: &Dispatch) -> Html {
+pub fn kube(session: &Session, follow: bool, lang: Lang, d: &Dispatch) -> Html {
     let Some(kube) = session.kube.as_ref() else {
         let d = d.clone();
         return html! {
@@ -615,10 +673,25 @@ pub fn kube(session: &Session, lang: Lang, d: &Dispatch) -> Html {
     let stopped = |leads: bool, who: &str| {
         (!leads).then(|| html! { <p class="kube-stopped">{ format!("{who}: {}", t(lang, Text::KubeStopped)) }</p> })
     };
+    let followed = crate::kube::trace::follow_last(kube.api.journal());
+    let follow_button = {
+        let d = d.clone();
+        let label = if followed.is_some() {
+            Text::KubeFollow
+        } else {
+            Text::KubeFollowStart
+        };
+        html! {
+            <button class="primary" data-action="kube-follow"
+                onclick={Callback::from(move |_: MouseEvent| d.dispatch(Msg::Follow(true)))}>
+                { format!("⤷ {}", t(lang, label)) }</button>
+        }
+    };
     html! {
         <div class="kube-panel" data-kube="up">
             { for stopped(view.controller_manager_leads, "kube-controller-manager") }
             { for stopped(view.scheduler_leads, "kube-scheduler") }
+            { if follow { follow_panel(followed.as_ref(), lang, d) } else { follow_button } }
             <ul class="kube-tree">
                 { for view.deployments.iter().map(|dep| html! {
                     <li data-deployment={dep.name.clone()}>
