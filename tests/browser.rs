@@ -566,6 +566,10 @@ fn kubernetes_tab_shows_the_deployment_converging() {
                 .await?;
             page.wait_exists(r#"[data-deployment="web"]"#).await?;
             page.wait_count(r#"[data-pod-status="Running"]"#, 3).await?;
+            // The kubelets' Events, newest first, as `kubectl get events` words them.
+            page.wait_exists(r#"[data-event-reason="Started"]"#).await?;
+            let events = page.text("[data-events]").await?;
+            assert!(events.contains("Started container nginx"), "{events}");
             let registry = page.text("[data-registry]").await?;
             assert!(
                 registry.contains("/registry/deployments/default/web"),
@@ -573,6 +577,12 @@ fn kubernetes_tab_shows_the_deployment_converging() {
             );
             assert!(registry.contains("/registry/minions/node-1"), "{registry}");
             page.screenshot("kubernetes-1280x720").await?;
+            page.execute(
+                "document.querySelector('[data-events]').scrollIntoView()",
+                vec![],
+            )
+            .await?;
+            page.screenshot("kubernetes-events-1280x720").await?;
             Ok(())
         },
     );

@@ -1,8 +1,9 @@
 //! What the UI shows of Kubernetes: Deployments → ReplicaSets → Pods by owner reference,
 //! and the nodes. Read from the API server's watch cache, as `kubectl get` would.
 
-use super::meta::{self, DEPLOYMENTS, NODES, PODS, REPLICASETS};
+use super::meta::{self, DEPLOYMENTS, EVENTS, NODES, PODS, REPLICASETS};
 use super::ControlPlane;
+use crate::base::Millis;
 use serde_json::Value;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,10 +37,27 @@ pub struct NodeView {
     pub ready: bool,
 }
 
+/// One Event, as `kubectl get events` shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventView {
+    pub last_seen_ms: Millis,
+    pub event_type: String,
+    pub reason: String,
+    /// `deployment/web`.
+    pub object: String,
+    pub message: String,
+    pub count: i64,
+}
+
+/// How many Events the view keeps (the most recent).
+const EVENTS_SHOWN: usize = 12;
+
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct KubeView {
     pub deployments: Vec<DeploymentView>,
     pub nodes: Vec<NodeView>,
+    /// The most recent Events in every namespace, newest first.
+    pub events: Vec<EventView>,
     /// (leads?) of kube-controller-manager and kube-scheduler.
     pub controller_manager_leads: bool,
     pub scheduler_leads: bool,
@@ -125,10 +143,30 @@ impl ControlPlane {
                     }),
             })
             .collect();
+        let mut events: Vec<EventView> = api
+            .list_cached(&EVENTS, None)
+            .iter()
+            .map(|e| EventView {
+                last_seen_ms: meta::parse_timestamp(meta::str_at(e, &["lastTimestamp"])),
+                event_type: meta::str_at(e, &["type"]).to_string(),
+                reason: meta::str_at(e, &["reason"]).to_string(),
+                object: format!(
+                    "{}/{}",
+                    meta::str_at(e, &["involvedObject", "kind"]).to_ascii_lowercase(),
+                    meta::str_at(e, &["involvedObject", "name"])
+                ),
+                message: meta::str_at(e, &["message"]).to_string(),
+                count: int(e, &["count"]).max(1),
+            })
+            .collect();
+        // Newest first; the sort is stable, so same-moment Events keep their key order.
+        events.sort_by_key(|e| std::cmp::Reverse(e.last_seen_ms));
+        events.truncate(EVENTS_SHOWN);
         let (controller_manager_leads, scheduler_leads) = self.leading();
         KubeView {
             deployments,
             nodes,
+            events,
             controller_manager_leads,
             scheduler_leads,
         }
@@ -157,5 +195,14 @@ mod tests {
         assert_eq!(view.nodes.len(), 3);
         assert!(view.nodes.iter().all(|n| n.ready));
         assert!(view.controller_manager_leads && view.scheduler_leads);
+        assert!(view
+            .events
+            .iter()
+            .any(|e| e.reason == "Started" && e.object.starts_with("pod/web-")));
+        assert!(view.events.len() <= super::EVENTS_SHOWN);
+        assert!(view
+            .events
+            .windows(2)
+            .all(|w| w[0].last_seen_ms >= w[1].last_seen_ms));
     }
 }

@@ -727,6 +727,20 @@ pub fn kube(session: &Session, follow: bool, lang: Lang, d: &Dispatch) -> Html {
                     </span>
                 }) }
             </div>
+            <h3>{ t(lang, Text::KubeEvents) }</h3>
+            <table class="kube-events" data-events="">
+                <tr><th>{ "LAST SEEN" }</th><th>{ "TYPE" }</th><th>{ "REASON" }</th><th>{ "OBJECT" }</th><th>{ "MESSAGE" }</th></tr>
+                { for view.events.iter().map(|e| {
+                    let age = crate::kube::meta::human_duration(world.now().saturating_sub(e.last_seen_ms));
+                    let age = if e.count > 1 { format!("{age} (x{})", e.count) } else { age };
+                    html! {
+                        <tr data-event-reason={e.reason.clone()} class={classes!((e.event_type == "Warning").then_some("warning"))}>
+                            <td class="age">{ age }</td><td>{ e.event_type.clone() }</td><td>{ e.reason.clone() }</td>
+                            <td class="obj">{ e.object.clone() }</td><td>{ e.message.clone() }</td>
+                        </tr>
+                    }
+                }) }
+            </table>
             <h3>{ t(lang, Text::KubeRegistry) }</h3>
             <ol class="kube-registry" data-registry="">
                 { for registry.iter().map(|(key, rev)| html! {
