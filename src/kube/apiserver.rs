@@ -267,15 +267,38 @@ impl ApiServer {
 
     // ----- encoding ---------------------------------------------------------------------
 
-    /// Storage encoding: JSON (the apiserver's `application/json` storage media type),
-    /// without resourceVersion (that is the etcd mod_revision), newline-terminated.
-    fn encode(&mut self, resource: &str, key: &str, obj: &Value) -> Vec<u8> {
-        let mut stored = obj.clone();
-        if let Some(m) = stored.get_mut("metadata").and_then(Value::as_object_mut) {
-            m.remove("resourceVersion");
+    /// The object as the apiserver holds it: decoded from the request into its Go type and
+    /// encoded for storage as kube-apiserver does for built-in kinds, protobuf behind
+    /// `k8s\0` (`proto`), without resourceVersion (that is the etcd mod_revision). Returns
+    /// the object as it reads back (Go's zero values, canonical quantities and times) and its
+    /// bytes. A value of the wrong type is the apiserver's BadRequest; so is, for kubectl
+    /// (which asks for strict field validation), a field the type does not have.
+    fn normalize(&self, r: &Resource, obj: &Value) -> Result<(Value, Vec<u8>), ApiError> {
+        let bad = |why: String| {
+            ApiError::bad_request(format!(
+                "{kind} in version \"{v}\" cannot be handled as a {kind}: {why}",
+                kind = r.kind,
+                v = r.version
+            ))
+        };
+        let obj = strip_rv(obj);
+        if self.actor == "kubectl" {
+            let unknown = super::proto::unknown_fields(&obj);
+            if !unknown.is_empty() {
+                let fields: Vec<String> = unknown
+                    .iter()
+                    .map(|f| format!("unknown field \"{f}\""))
+                    .collect();
+                return Err(bad(format!("strict decoding error: {}", fields.join(", "))));
+            }
         }
-        let mut bytes = serde_json::to_vec(&stored).unwrap_or_default();
-        bytes.push(b'\n');
+        let bytes = super::proto::encode(&obj).map_err(bad)?;
+        let stored = super::proto::decode(&bytes).map_err(ApiError::internal)?;
+        Ok((stored, bytes))
+    }
+
+    /// The value written to etcd: the encoded object, encrypted when a provider says so.
+    fn seal(&mut self, resource: &str, key: &str, bytes: Vec<u8>) -> Vec<u8> {
         match &self.encryption {
             Some(config) => config.encrypt(resource, key, &bytes, &mut self.rng),
             None => bytes,
@@ -297,8 +320,14 @@ impl ApiServer {
             }
             None => kv.value.clone(),
         };
-        let mut v: Value = serde_json::from_slice(&plain)
-            .map_err(|e| ApiError::internal(format!("unable to decode {key}: {e}")))?;
+        // The storage decoder recognizes both media types: protobuf (`k8s\0`) and JSON.
+        let decoded = if plain.first() == Some(&b'{') {
+            serde_json::from_slice(&plain).map_err(|e| e.to_string())
+        } else {
+            super::proto::decode(&plain)
+        };
+        let mut v =
+            decoded.map_err(|e| ApiError::internal(format!("unable to decode {key}: {e}")))?;
         meta::obj_mut(&mut v, &["metadata"])
             .insert("resourceVersion".into(), json!(kv.mod_revision.to_string()));
         Ok(v)
@@ -416,7 +445,9 @@ impl ApiServer {
         }
         super::defaults::apply(r, &mut obj, now);
         let key = r.key(&ns, &name);
-        let value = self.encode(r.plural, &key, &obj);
+        let (stored, bytes) = self.normalize(r, &obj)?;
+        let mut obj = stored;
+        let value = self.seal(r.plural, &key, bytes);
         let lease = self.lease_for(world, r)?;
         let txn = TxnRequest {
             compare: vec![Compare::new(
@@ -531,12 +562,13 @@ impl ApiServer {
                 meta::obj_mut(&mut new, &["metadata"])
                     .insert("generation".into(), json!(if changed { g + 1 } else { g }));
             }
-            let cur_plain = strip_rv(&cur);
-            if strip_rv(&new) == cur_plain {
+            let (stored, bytes) = self.normalize(r, &new)?;
+            if stored == strip_rv(&cur) {
                 return Ok(cur);
             }
+            let mut new = stored;
             validate(r, name, &new)?;
-            let value = self.encode(r.plural, &key, &new);
+            let value = self.seal(r.plural, &key, bytes);
             let lease = self.lease_for(world, r)?;
             let txn = TxnRequest {
                 compare: vec![Compare::new(

@@ -49,8 +49,28 @@ impl Ctx<'_> {
         self.out.code = 1;
     }
 
+    /// kubectl's `CheckErr`: `Error from server (Reason): message`, except that an Invalid
+    /// object is `The <Kind> "<name>" is invalid: <causes>` (from the status details).
     fn api_error(&mut self, e: &ApiError) {
+        if e.reason == "Invalid" {
+            if let Some((subject, causes)) = e.message.split_once(" is invalid: ") {
+                if let Some((kind, name)) = subject.split_once(' ') {
+                    let kind = kind.split('.').next().unwrap_or(kind);
+                    return self.fail(&format!("The {kind} {name} is invalid: {causes}"));
+                }
+            }
+        }
         self.fail(&e.to_string());
+    }
+
+    /// An error creating an object read from `source` (`AddSourceToErr`): the server's
+    /// message gets `error when creating "<source>": ` in front.
+    fn create_error(&mut self, e: &ApiError, source: &str) {
+        let mut e = e.clone();
+        if e.reason != "Invalid" {
+            e.message = format!("error when creating \"{source}\": {}", e.message);
+        }
+        self.api_error(&e)
     }
 }
 
@@ -399,7 +419,7 @@ fn apply(ctx: &mut Ctx, a: &Args, create_only: bool) {
                     r.kind_group(),
                     meta::name(&obj)
                 )),
-                Err(e) => ctx.api_error(&e),
+                Err(e) => ctx.create_error(&e, &source),
             }
             continue;
         }
@@ -420,7 +440,7 @@ fn apply(ctx: &mut Ctx, a: &Args, create_only: bool) {
         match ctx.cp.api.get(ctx.world, &r, &ns, &name) {
             Err(e) if e.code == 404 => match ctx.cp.api.create(ctx.world, &r, doc) {
                 Ok(_) => ctx.print(&format!("{label} created\n")),
-                Err(e) => ctx.api_error(&e),
+                Err(e) => ctx.create_error(&e, &source),
             },
             Err(e) => ctx.api_error(&e),
             Ok(live) => {

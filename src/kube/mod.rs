@@ -10,6 +10,8 @@ mod defaults;
 pub mod encryption;
 pub mod kubectl;
 pub mod meta;
+pub mod proto;
+mod proto_schema;
 pub mod selector;
 pub mod trace;
 pub mod view;
