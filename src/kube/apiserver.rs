@@ -1,5 +1,5 @@
 //! The mock kube-apiserver: the only etcd client of the control plane. Objects live under
-//! `/registry/...`, stored as JSON (the apiserver's `application/json` storage media type);
+//! `/registry/...`, stored as kube-apiserver stores built-in kinds (protobuf behind `k8s\0`);
 //! resourceVersion is the key's mod_revision; create is a txn on mod_revision = 0, update a
 //! compare-and-swap on mod_revision with retry (AS `pkg/storage/etcd3/store.go`). A watch
 //! cache, fed by an etcd watch on `/registry/`, serves informers (LIST/WATCH with RV "0").
