@@ -658,6 +658,29 @@ fn following_a_change_end_to_end_is_one_click() {
             page.screenshot("follow-1280x720").await?;
             page.click(r#"[data-action="kube-follow-close"]"#).await?;
             page.wait_count(r#"[data-follow="on"]"#, 0).await?;
+            // Again, and from the first write to its Raft entry in every member's log.
+            page.click(r#"[data-action="kube-follow"]"#).await?;
+            page.wait_exists(r#"[data-follow="on"]"#).await?;
+            let index = page
+                .attr(r#"[data-action="show-entry"]"#, "data-index")
+                .await?
+                .unwrap_or_default();
+            page.click(r#"[data-action="show-entry"]"#).await?;
+            page.wait_attr("[data-log-focus]", "data-log-focus", &index)
+                .await?;
+            let cells = page
+                .attrs(&format!(r#".cell.focused[data-index="{index}"]"#), "title")
+                .await?;
+            assert_eq!(cells.len(), 3, "the entry is in all three logs: {cells:?}");
+            for title in cells.iter().flatten() {
+                assert!(
+                    title.contains("txn /registry/deployments/default/web: mod_revision = 0 → put"),
+                    "{title}"
+                );
+            }
+            page.screenshot("follow-entry-1280x720").await?;
+            page.click(r#"[data-action="log-latest"]"#).await?;
+            page.wait_count("[data-log-focus]", 0).await?;
             Ok(())
         },
     );

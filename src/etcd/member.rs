@@ -68,7 +68,38 @@ pub fn describe_entry(data: &[u8]) -> String {
         Some(Proposal::Kv { request, .. }) => match request {
             Request::Put(p) => format!("put {}={}", text(&p.key), text(&p.value)),
             Request::DeleteRange(d) => format!("del {}", text(&d.key)),
-            Request::Txn(t) => format!("txn ({} compares)", t.compare.len()),
+            // The apiserver's txns have one compare: `mod_revision(key) = n → put|del`.
+            Request::Txn(t) => match (t.compare.as_slice(), t.success.first()) {
+                ([c], Some(op)) => {
+                    let rel = match c.result {
+                        mvcc::CompareResult::Equal => "=",
+                        mvcc::CompareResult::NotEqual => "!=",
+                        mvcc::CompareResult::Greater => ">",
+                        mvcc::CompareResult::Less => "<",
+                    };
+                    let target = match &c.target {
+                        mvcc::CompareTarget::Mod(n) => format!("mod_revision {rel} {n}"),
+                        mvcc::CompareTarget::Create(n) => format!("create_revision {rel} {n}"),
+                        mvcc::CompareTarget::Version(n) => format!("version {rel} {n}"),
+                        mvcc::CompareTarget::Value(v) => format!("value {rel} {}", text(v)),
+                        mvcc::CompareTarget::Lease(n) => format!("lease {rel} {n}"),
+                    };
+                    let op = match op {
+                        mvcc::RequestOp::Put(_) => "put",
+                        mvcc::RequestOp::DeleteRange(_) => "del",
+                        mvcc::RequestOp::Range(_) => "get",
+                        mvcc::RequestOp::Txn(_) => "txn",
+                    };
+                    // Whole registry keys (they name the object), where values are abridged.
+                    let key: String = String::from_utf8_lossy(&c.key)
+                        .chars()
+                        .take(96)
+                        .map(|ch| if ch.is_control() { '.' } else { ch })
+                        .collect();
+                    format!("txn {key}: {target} → {op}")
+                }
+                _ => format!("txn ({} compares)", t.compare.len()),
+            },
             Request::Range(r) => format!("get {}", text(&r.key)),
             Request::Compaction(c) => format!("compact {}", c.revision),
             Request::LeaseGrant(l) => format!("lease grant {}s", l.ttl_s),

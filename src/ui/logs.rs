@@ -4,6 +4,7 @@
 //! for each follower: match, next, probe/replicate/snapshot, messages in flight.
 
 use super::i18n::{t, Lang, Text};
+use super::model::{Model, Msg};
 use crate::base::MemberId;
 use crate::etcd::Cluster as World;
 use crate::raft::{EntryKind, ProgressState, RaftView};
@@ -20,7 +21,14 @@ fn state_name(state: ProgressState) -> &'static str {
     }
 }
 
-pub fn render(world: &World, lang: Lang) -> Html {
+/// `focus`: an entry to show (and mark) instead of the most recent ones, e.g. the Raft entry of
+/// a followed Kubernetes change.
+pub fn render(
+    world: &World,
+    focus: Option<u64>,
+    lang: Lang,
+    d: &UseReducerDispatcher<Model>,
+) -> Html {
     let ids = world.member_ids();
     let views: Vec<(MemberId, Option<RaftView>)> =
         ids.iter().map(|id| (*id, world.raft_view(*id))).collect();
@@ -33,20 +41,45 @@ pub fn render(world: &World, lang: Lang) -> Html {
         .filter_map(|(_, v)| v.as_ref().map(|v| v.last_index))
         .max()
         .unwrap_or(0);
-    // One column past the end, where the leader's nextIndex usually points.
-    let first = last.saturating_sub(SHOWN - 2).max(1);
-    let columns = first..=(last + 1).max(first);
+    // One column past the end, where the leader's nextIndex usually points; around the focus
+    // when there is one.
+    let first = match focus {
+        Some(f) => f.saturating_sub(SHOWN / 2).max(1),
+        None => last.saturating_sub(SHOWN - 2).max(1),
+    };
+    let end = match focus {
+        Some(_) => (first + SHOWN - 1).min(last + 1).max(first),
+        None => (last + 1).max(first),
+    };
+    let columns = first..=end;
+    let focus_bar = focus.map(|f| {
+        let d = d.clone();
+        let summary = views
+            .iter()
+            .filter_map(|(_, v)| v.as_ref())
+            .find_map(|v| v.log.iter().find(|e| e.index == f))
+            .map(|e| format!(" (term {}): {}", e.term, e.summary))
+            .unwrap_or_default();
+        html! {
+            <p class="log-focus" data-log-focus={f.to_string()}>
+                <span>{ format!("{} {f}{summary}", t(lang, Text::FocusedEntry)) }</span>
+                <button data-action="log-latest" onclick={Callback::from(move |_: MouseEvent| d.dispatch(Msg::ShowEntry(None)))}>
+                    { t(lang, Text::ShowLatest) }</button>
+            </p>
+        }
+    });
     html! {
         <div class="logs" data-logs="">
+            { for focus_bar }
             <div class="log-grid" style={format!("--cols: {}", columns.clone().count())}>
                 <span class="log-name" />
-                { for columns.clone().map(|i| html! { <span class="log-index">{ i }</span> }) }
+                { for columns.clone().map(|i| html! { <span class={classes!("log-index", (focus == Some(i)).then_some("focused"))}>{ i }</span> }) }
                 { for views.iter().map(|(id, view)| {
                     let progress = leader_view.and_then(|lv| lv.progress.iter().find(|p| p.member == *id && lv.id != *id));
                     let doomed = world.entries_to_be_overwritten(*id);
                     html! { <>
                         <span class={classes!("log-name", (leader == Some(*id)).then_some("is-leader"))}>{ id.to_string() }</span>
-                        { for columns.clone().map(|i| cell(view.as_ref(), i, doomed.contains(&i), progress.map(|p| (p.match_index, p.next_index)), lang)) }
+                        { for columns.clone().map(|i| cell(view.as_ref(), i, doomed.contains(&i), focus == Some(i), progress.map(|p| (p.match_index, p.next_index)), lang)) }
                     </> }
                 }) }
             </div>
@@ -65,6 +98,7 @@ fn cell(
     view: Option<&RaftView>,
     index: u64,
     conflict: bool,
+    focused: bool,
     progress: Option<(u64, u64)>,
     lang: Lang,
 ) -> Html {
@@ -92,6 +126,7 @@ fn cell(
         (!committed).then_some("uncommitted"),
         applied.then_some("applied"),
         conflict.then_some("conflict"),
+        focused.then_some("focused"),
         (entry.kind == EntryKind::Config).then_some("config"),
     );
     let state = if committed {

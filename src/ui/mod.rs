@@ -209,7 +209,7 @@ fn App() -> Html {
                         { tabs(model.tab, lang, &d) }
                         <div class="tab-body" role="tabpanel">
                             { match model.tab {
-                                Tab::Logs => logs::render(world, lang),
+                                Tab::Logs => logs::render(world, model.log_focus, lang, &d),
                                 Tab::SpaceTime => space_time(&model, world, lang, select_message.clone(), &d),
                                 Tab::Network => panels::network(world, lang, &d),
                                 Tab::Rules => panels::rules(&model.settings, &model.monitor.borrow(), lang, &d),

@@ -81,6 +81,8 @@ pub struct Model {
     pub kv_member: Option<crate::base::MemberId>,
     /// The Kubernetes tab follows the last kubectl change end to end.
     pub follow: bool,
+    /// The Logs tab shows this entry instead of the most recent ones.
+    pub log_focus: Option<u64>,
     /// The message whose fields are shown (clicked in the cluster or the diagram).
     pub selected_message: Option<u64>,
     pub notice: Option<Notice>,
@@ -107,6 +109,8 @@ pub enum Msg {
     ShowKeysOf(crate::base::MemberId),
     /// Follow the last kubectl change (one is made first when there is none), or stop.
     Follow(bool),
+    /// Show one Raft entry in the Logs tab (None: the most recent entries again).
+    ShowEntry(Option<u64>),
     /// One command line (typed in the console or sent by a button), e.g. `kill m1`.
     Command(String),
     /// Several commands as one user action (a network preset).
@@ -138,6 +142,7 @@ impl Model {
             tab: Tab::Logs,
             kv_member: None,
             follow: false,
+            log_focus: None,
             selected_message: None,
             notice: None,
             carry_ms: 0.0,
@@ -353,6 +358,13 @@ impl Reducible for Model {
                     next.observe();
                 }
                 next.follow = on;
+            }
+            Msg::ShowEntry(index) => {
+                next.log_focus = index;
+                if index.is_some() {
+                    next.tab = Tab::Logs;
+                    next.recorder.borrow_mut().wanted = false;
+                }
             }
             Msg::SetTab(tab) => {
                 next.tab = tab;

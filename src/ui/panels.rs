@@ -611,7 +611,7 @@ fn follow_panel(followed: Option<&crate::kube::trace::Followed>, lang: Lang, d: 
                     };
                     html! {
                         <li class={classes!("follow-step", actor_class)} data-actor={w.actor.clone()}
-                            data-raft-index={index} data-revision={w.revision.to_string()}>
+                            data-raft-index={index.clone()} data-revision={w.revision.to_string()}>
                             <div class="head">
                                 <span class="t">{ trace::at(w.sent_ms) }</span>
                                 <span class="actor">{ w.actor.clone() }</span>
@@ -624,7 +624,15 @@ fn follow_panel(followed: Option<&crate::kube::trace::Followed>, lang: Lang, d: 
                             <div class="path">
                                 <span class="hop api">{ "kube-apiserver" }</span>
                                 <span class="hop txn" title={w.key.clone()}>{ format!("txn: mod_revision = {} → {op}", w.compare_mod) }</span>
-                                <span class="hop raft">{ raft }</span>
+                                {{
+                                    let d = d.clone();
+                                    let entry = w.entry.map(|(i, _)| i);
+                                    html! {
+                                        <button class="hop raft" data-action="show-entry" data-index={index.clone()}
+                                            onclick={Callback::from(move |_: MouseEvent| d.dispatch(Msg::ShowEntry(entry)))}>
+                                            { raft }</button>
+                                    }
+                                }}
                                 <span class="hop commit">{ format!("{} +{} ms · rev {}", t(lang, Text::KubeCommitted), w.applied_ms.saturating_sub(w.sent_ms), w.revision) }</span>
                                 <span class="hop watch">{ watch }</span>
                             </div>
