@@ -3,6 +3,7 @@
 //! answers with stdout, stderr and an exit code, as a real process would.
 
 pub mod etcdctl;
+mod pipe;
 pub mod script;
 
 use crate::base::{format_duration, parse_duration, MemberId, Millis};
@@ -243,8 +244,49 @@ impl Session {
         Ok(())
     }
 
-    /// Runs one command line; `stdin` is its standard input (a heredoc), if any.
+    /// Runs one command line; `stdin` is its standard input (a heredoc), if any. A pipeline
+    /// (`etcdctl get / --prefix --keys-only | wc -l`) runs its first command here and filters
+    /// that command's output with the rest (`pipe`); it is recorded whole.
     pub fn execute(&mut self, line: &str, stdin: Option<&str>) -> Output {
+        // Only the tools pipe (the simulator's own `partition m1 | m2` uses the bar).
+        let segments = pipe::split(line);
+        let tool = |s: &&str| {
+            let first = s.split_whitespace().next().unwrap_or("");
+            matches!(
+                first,
+                "etcdctl" | "etcdutl" | "kubectl" | "timeout" | "status"
+            )
+        };
+        let Some((first, filters)) = segments
+            .split_first()
+            .filter(|(first, f)| !f.is_empty() && tool(first))
+        else {
+            return self.execute_command(line, stdin);
+        };
+        if first.is_empty() || filters.iter().any(|f| f.is_empty()) {
+            // bash refuses the whole line before running any of it.
+            return Output::error("syntax error near unexpected token `|'");
+        }
+        let recorded = self.history.len();
+        let mut out = self.execute_command(first, stdin);
+        if self.history.len() > recorded {
+            if let Some(entry) = self.history.last_mut() {
+                entry.line = line.to_string();
+            }
+        }
+        for f in filters {
+            let Some(words) = shlex::split(f) else {
+                return Output::error("unterminated quote or trailing backslash");
+            };
+            let (stdout, stderr, code) = pipe::filter(&words, &out.stdout);
+            out.stdout = stdout;
+            out.stderr.push_str(&stderr);
+            out.code = code;
+        }
+        out
+    }
+
+    fn execute_command(&mut self, line: &str, stdin: Option<&str>) -> Output {
         self.command_start = (self.world.now(), self.world.steps());
         let Some(words) = shlex::split(line) else {
             return Output::error("unterminated quote or trailing backslash");

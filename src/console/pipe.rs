@@ -1,0 +1,744 @@
+//! Shell pipelines in the console: `etcdctl get / --prefix --keys-only | head -30`, as the
+//! course material types them. The first command runs in the simulation; what follows it
+//! filters its standard output like the coreutils (and jq) of a real shell. As in bash
+//! without `pipefail`, the pipeline's status is the last command's, and standard error is not
+//! piped.
+
+use std::fmt::Write as _;
+
+/// Splits a line at the `|` that are outside quotes. One segment: no pipeline.
+pub fn split(line: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut quote, mut escaped, mut start) = (None, false, 0);
+    for (i, c) in line.char_indices() {
+        match (quote, c) {
+            _ if escaped => escaped = false,
+            (Some('\''), '\'') => quote = None,
+            (Some('\''), _) => {}
+            (_, '\\') => escaped = true,
+            (Some('"'), '"') => quote = None,
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '|') => {
+                parts.push(line[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(line[start..].trim());
+    parts
+}
+
+/// Runs one filter of a pipeline over `input`: (stdout, stderr, exit status).
+pub fn filter(words: &[String], input: &str) -> (String, String, i32) {
+    let Some((cmd, args)) = words.split_first() else {
+        return (
+            String::new(),
+            "bash: syntax error near unexpected token `|'\n".into(),
+            2,
+        );
+    };
+    let result = match cmd.as_str() {
+        "head" => count_arg(cmd, args).map(|n| head(input, n)),
+        "tail" => count_arg(cmd, args).map(|n| tail(input, n)),
+        "wc" => wc(args, input),
+        "grep" => return grep(args, input),
+        "sort" => sort(args, input),
+        "uniq" => uniq(args, input),
+        "jq" => jq(args, input),
+        "cat" if args.is_empty() || args == ["-"] => Ok(input.to_string()),
+        other => return (String::new(), format!("{other}: command not found\n"), 127),
+    };
+    match result {
+        Ok(out) => (out, String::new(), 0),
+        Err(e) => (
+            String::new(),
+            format!("{e}\n"),
+            if cmd == "jq" { 3 } else { 1 },
+        ),
+    }
+}
+
+fn lines(input: &str) -> impl Iterator<Item = &str> {
+    input.split_inclusive('\n')
+}
+
+/// `-n N`, `-nN`, `-N` or nothing (10).
+fn count_arg(cmd: &str, args: &[String]) -> Result<i64, String> {
+    let text = match args {
+        [] => return Ok(10),
+        [n, v] if n == "-n" || n == "--lines" => v.clone(),
+        [a] if a.starts_with("-n") => a[2..].to_string(),
+        [a] if a.starts_with("--lines=") => a["--lines=".len()..].to_string(),
+        [a] if a.starts_with('-') => a[1..].to_string(),
+        _ => {
+            return Err(format!(
+                "{cmd}: reading files is not possible here (only a pipe)"
+            ))
+        }
+    };
+    text.trim_start_matches('+')
+        .parse::<i64>()
+        .map_err(|_| format!("{cmd}: invalid number of lines: ‘{text}’"))
+}
+
+/// GNU head: the first n lines; a negative n, all but the last |n|.
+fn head(input: &str, n: i64) -> String {
+    let all: Vec<&str> = lines(input).collect();
+    let keep = if n >= 0 {
+        (n as usize).min(all.len())
+    } else {
+        all.len().saturating_sub(n.unsigned_abs() as usize)
+    };
+    all[..keep].concat()
+}
+
+fn tail(input: &str, n: i64) -> String {
+    let all: Vec<&str> = lines(input).collect();
+    let from = all.len().saturating_sub(n.max(0) as usize);
+    all[from..].concat()
+}
+
+/// `wc [-l] [-w] [-c]`: one count alone is printed bare, several in 7-wide columns (what
+/// GNU wc does for standard input).
+fn wc(args: &[String], input: &str) -> Result<String, String> {
+    let mut wanted = Vec::new();
+    for a in args {
+        match a.as_str() {
+            "-l" | "--lines" => wanted.push('l'),
+            "-w" | "--words" => wanted.push('w'),
+            "-c" | "--bytes" | "-m" | "--chars" => wanted.push('c'),
+            other => {
+                return Err(format!(
+                    "wc: invalid option -- '{}'",
+                    other.trim_start_matches('-')
+                ))
+            }
+        }
+    }
+    if wanted.is_empty() {
+        wanted = vec!['l', 'w', 'c'];
+    }
+    let counts: Vec<usize> = ['l', 'w', 'c']
+        .iter()
+        .filter(|k| wanted.contains(k))
+        .map(|k| match k {
+            'l' => input.matches('\n').count(),
+            'w' => input.split_whitespace().count(),
+            _ => input.len(),
+        })
+        .collect();
+    Ok(match counts.as_slice() {
+        [one] => format!("{one}\n"),
+        many => {
+            let cells: Vec<String> = many.iter().map(|c| format!("{c:>7}")).collect();
+            format!("{}\n", cells.join(" "))
+        }
+    })
+}
+
+/// `grep [-i] [-v] [-c] [-n] [-F|-E] PATTERN`: basic regular expressions with `.`, `*`, `^`
+/// and `$` (and `\` for a literal). Exit status 1 when nothing matched, 2 on bad usage.
+fn grep(args: &[String], input: &str) -> (String, String, i32) {
+    let (mut ignore_case, mut invert, mut count, mut number, mut fixed) =
+        (false, false, false, false, false);
+    let mut pattern = None;
+    for a in args {
+        match a.as_str() {
+            flags if flags.starts_with('-') && flags.len() > 1 && pattern.is_none() => {
+                for f in flags[1..].chars() {
+                    match f {
+                        'i' => ignore_case = true,
+                        'v' => invert = true,
+                        'c' => count = true,
+                        'n' => number = true,
+                        'F' => fixed = true,
+                        'E' | 'G' => {}
+                        other => {
+                            return (
+                                String::new(),
+                                format!("grep: invalid option -- '{other}'\nUsage: grep [OPTION]... PATTERNS [FILE]...\n"),
+                                2,
+                            )
+                        }
+                    }
+                }
+            }
+            p if pattern.is_none() => pattern = Some(p.to_string()),
+            _ => {
+                return (
+                    String::new(),
+                    "grep: reading files is not possible here (only a pipe)\n".into(),
+                    2,
+                )
+            }
+        }
+    }
+    let Some(mut pattern) = pattern else {
+        return (
+            String::new(),
+            "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n"
+                .into(),
+            2,
+        );
+    };
+    if ignore_case {
+        pattern = pattern.to_lowercase();
+    }
+    let mut out = String::new();
+    let mut hits = 0;
+    for (i, line) in lines(input).enumerate() {
+        let text = line.trim_end_matches('\n');
+        let text = if ignore_case {
+            text.to_lowercase()
+        } else {
+            text.to_string()
+        };
+        let found = if fixed {
+            text.contains(&pattern)
+        } else {
+            regex_match(pattern.as_bytes(), text.as_bytes())
+        };
+        if found != invert {
+            hits += 1;
+            if !count {
+                if number {
+                    let _ = write!(out, "{}:", i + 1);
+                }
+                out.push_str(line);
+                if !line.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    if count {
+        out = format!("{hits}\n");
+    }
+    (out, String::new(), if hits > 0 { 0 } else { 1 })
+}
+
+/// Rob Pike's matcher (Kernighan & Pike, *The Practice of Programming*): `c . ^ $ *`, plus
+/// `\c` for a literal c.
+fn regex_match(re: &[u8], text: &[u8]) -> bool {
+    if let Some(rest) = re.strip_prefix(b"^") {
+        return match_here(rest, text);
+    }
+    (0..=text.len()).any(|i| match_here(re, &text[i..]))
+}
+
+/// The first atom of `re` and its length (`\c` is two bytes).
+fn atom(re: &[u8]) -> (Option<u8>, usize) {
+    match re {
+        [b'\\', c, ..] => (Some(*c), 2),
+        [b'.', ..] => (None, 1),
+        [c, ..] => (Some(*c), 1),
+        [] => (None, 0),
+    }
+}
+
+fn match_here(re: &[u8], text: &[u8]) -> bool {
+    if re.is_empty() {
+        return true;
+    }
+    if re == b"$" {
+        return text.is_empty();
+    }
+    let (want, len) = atom(re);
+    let fits = |c: u8| want.is_none_or(|w| w == c);
+    if re.get(len) == Some(&b'*') {
+        let rest = &re[len + 1..];
+        let mut i = 0;
+        loop {
+            if match_here(rest, &text[i..]) {
+                return true;
+            }
+            if i < text.len() && fits(text[i]) {
+                i += 1;
+            } else {
+                return false;
+            }
+        }
+    }
+    match text.first() {
+        Some(c) if fits(*c) => match_here(&re[len..], &text[1..]),
+        _ => false,
+    }
+}
+
+/// `sort [-r] [-n] [-u]`, in byte order (LC_ALL=C).
+fn sort(args: &[String], input: &str) -> Result<String, String> {
+    let (mut reverse, mut numeric, mut unique) = (false, false, false);
+    for a in args {
+        for f in a.trim_start_matches('-').chars() {
+            match f {
+                'r' => reverse = true,
+                'n' => numeric = true,
+                'u' => unique = true,
+                other => return Err(format!("sort: invalid option -- '{other}'")),
+            }
+        }
+    }
+    let mut all: Vec<String> = lines(input)
+        .map(|l| l.trim_end_matches('\n').to_string())
+        .collect();
+    let number = |s: &str| {
+        let digits: String = s
+            .trim_start()
+            .chars()
+            .enumerate()
+            .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && *c == '-') || *c == '.')
+            .map(|(_, c)| c)
+            .collect();
+        digits.parse::<f64>().unwrap_or(0.0)
+    };
+    if numeric {
+        all.sort_by(|a, b| number(a).total_cmp(&number(b)).then_with(|| a.cmp(b)));
+    } else {
+        all.sort();
+    }
+    if reverse {
+        all.reverse();
+    }
+    if unique {
+        all.dedup();
+    }
+    Ok(all.iter().map(|l| format!("{l}\n")).collect())
+}
+
+/// `uniq [-c]`: adjacent duplicate lines folded.
+fn uniq(args: &[String], input: &str) -> Result<String, String> {
+    let with_count = match args {
+        [] => false,
+        [c] if c == "-c" => true,
+        [other, ..] => {
+            return Err(format!(
+                "uniq: invalid option -- '{}'",
+                other.trim_start_matches('-')
+            ))
+        }
+    };
+    let mut out = String::new();
+    let mut groups: Vec<(usize, &str)> = Vec::new();
+    for line in lines(input).map(|l| l.trim_end_matches('\n')) {
+        match groups.last_mut() {
+            Some((n, last)) if *last == line => *n += 1,
+            _ => groups.push((1, line)),
+        }
+    }
+    for (n, line) in groups {
+        if with_count {
+            let _ = writeln!(out, "{n:>7} {line}");
+        } else {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    Ok(out)
+}
+
+/// `jq [-r] [-c] FILTER` for path filters: `.`, `.a.b`, `.a[0]`, `.a[]`, `.["a b"]`. Output as
+/// jq 1.7 prints it: keys in input order, 2-space indentation, numbers as written.
+fn jq(args: &[String], input: &str) -> Result<String, String> {
+    let (mut raw, mut compact, mut filter) = (false, false, None);
+    for a in args {
+        match a.as_str() {
+            "-r" | "--raw-output" => raw = true,
+            "-c" | "--compact-output" => compact = true,
+            f if filter.is_none() => filter = Some(f.to_string()),
+            _ => return Err("jq: error: reading files is not possible here (only a pipe)".into()),
+        }
+    }
+    let filter = filter.unwrap_or_else(|| ".".into());
+    let path = parse_path(&filter)?;
+    let mut out = String::new();
+    let mut p = Parser {
+        s: input.as_bytes(),
+        i: 0,
+    };
+    loop {
+        p.skip_ws();
+        if p.i >= p.s.len() {
+            break;
+        }
+        let doc = p.value().map_err(|e| {
+            let line = input[..p.i.min(input.len())].matches('\n').count() + 1;
+            format!("jq: error (at <stdin>:{line}): Cannot parse input: {e}")
+        })?;
+        for v in select(&doc, &path)? {
+            match (&v, raw) {
+                (Json::Str(s), true) => out.push_str(s),
+                _ => v.print(&mut out, if compact { None } else { Some(0) }),
+            }
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+/// A JSON value that keeps its object keys in order and its numbers as written.
+#[derive(Clone, Debug, PartialEq)]
+enum Json {
+    Null,
+    Bool(bool),
+    Num(String),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(String, Json)>),
+}
+
+impl Json {
+    fn kind(&self) -> &'static str {
+        match self {
+            Json::Null => "null",
+            Json::Bool(_) => "boolean",
+            Json::Num(_) => "number",
+            Json::Str(_) => "string",
+            Json::Arr(_) => "array",
+            Json::Obj(_) => "object",
+        }
+    }
+
+    /// `indent`: None for compact output, else the current depth.
+    fn print(&self, out: &mut String, indent: Option<usize>) {
+        let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        let (open, close, items): (char, char, Vec<(Option<&str>, &Json)>) = match self {
+            Json::Null => return out.push_str("null"),
+            Json::Bool(b) => return out.push_str(if *b { "true" } else { "false" }),
+            Json::Num(n) => return out.push_str(n),
+            Json::Str(s) => return out.push_str(&quote(s)),
+            Json::Arr(a) => ('[', ']', a.iter().map(|v| (None, v)).collect()),
+            Json::Obj(o) => (
+                '{',
+                '}',
+                o.iter().map(|(k, v)| (Some(k.as_str()), v)).collect(),
+            ),
+        };
+        out.push(open);
+        if items.is_empty() {
+            out.push(close);
+            return;
+        }
+        let pad = |out: &mut String, depth: usize| {
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', depth * 2));
+        };
+        for (n, (key, v)) in items.iter().enumerate() {
+            if n > 0 {
+                out.push(',');
+            }
+            if let Some(d) = indent {
+                pad(out, d + 1);
+            }
+            if let Some(k) = key {
+                out.push_str(&quote(k));
+                out.push(':');
+                if indent.is_some() {
+                    out.push(' ');
+                }
+            }
+            v.print(out, indent.map(|d| d + 1));
+        }
+        if let Some(d) = indent {
+            pad(out, d);
+        }
+        out.push(close);
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl Parser<'_> {
+    fn skip_ws(&mut self) {
+        while self.s.get(self.i).is_some_and(|c| c.is_ascii_whitespace()) {
+            self.i += 1;
+        }
+    }
+
+    fn value(&mut self) -> Result<Json, String> {
+        self.skip_ws();
+        let start = self.i;
+        match self.s.get(self.i) {
+            None => Err("Unfinished JSON term".into()),
+            Some(b'{') => {
+                self.i += 1;
+                let mut fields = Vec::new();
+                loop {
+                    self.skip_ws();
+                    if self.s.get(self.i) == Some(&b'}') && fields.is_empty() {
+                        self.i += 1;
+                        return Ok(Json::Obj(fields));
+                    }
+                    let Json::Str(key) = self.value()? else {
+                        return Err("Object keys must be strings".into());
+                    };
+                    self.skip_ws();
+                    self.expect(b':')?;
+                    fields.push((key, self.value()?));
+                    self.skip_ws();
+                    match self.s.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b'}') => {
+                            self.i += 1;
+                            return Ok(Json::Obj(fields));
+                        }
+                        _ => return Err("Expected separator between values".into()),
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.i += 1;
+                let mut items = Vec::new();
+                loop {
+                    self.skip_ws();
+                    if self.s.get(self.i) == Some(&b']') && items.is_empty() {
+                        self.i += 1;
+                        return Ok(Json::Arr(items));
+                    }
+                    items.push(self.value()?);
+                    self.skip_ws();
+                    match self.s.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b']') => {
+                            self.i += 1;
+                            return Ok(Json::Arr(items));
+                        }
+                        _ => return Err("Expected separator between values".into()),
+                    }
+                }
+            }
+            Some(b'"') => {
+                self.i += 1;
+                while let Some(c) = self.s.get(self.i) {
+                    self.i += if *c == b'\\' { 2 } else { 1 };
+                    if *c == b'"' {
+                        let literal = &self.s[start..self.i];
+                        return serde_json::from_slice::<String>(literal)
+                            .map(Json::Str)
+                            .map_err(|e| e.to_string());
+                    }
+                }
+                Err("Unfinished string".into())
+            }
+            Some(_) => {
+                while self
+                    .s
+                    .get(self.i)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || b"+-.".contains(c))
+                {
+                    self.i += 1;
+                }
+                let word = std::str::from_utf8(&self.s[start..self.i]).unwrap_or("");
+                match word {
+                    "null" => Ok(Json::Null),
+                    "true" => Ok(Json::Bool(true)),
+                    "false" => Ok(Json::Bool(false)),
+                    w if !w.is_empty() && w.parse::<f64>().is_ok() => Ok(Json::Num(w.into())),
+                    _ => {
+                        self.i = self.i.max(start + 1);
+                        Err("Invalid literal".into())
+                    }
+                }
+            }
+        }
+    }
+
+    fn expect(&mut self, c: u8) -> Result<(), String> {
+        if self.s.get(self.i) == Some(&c) {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(format!("Expected '{}'", c as char))
+        }
+    }
+}
+
+#[derive(Debug, PartialEq)]
+enum Step {
+    Key(String),
+    Index(i64),
+    Each,
+}
+
+fn parse_path(filter: &str) -> Result<Vec<Step>, String> {
+    let unsupported = || {
+        format!(
+            "jq: error: {filter:?}: this console's jq knows path filters only (., .a.b, .a[0], .a[])"
+        )
+    };
+    let f = filter.trim();
+    if !f.starts_with('.') {
+        return Err(unsupported());
+    }
+    let mut steps = Vec::new();
+    let mut rest = &f[1..];
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('[') {
+            let end = r.find(']').ok_or_else(unsupported)?;
+            let inner = &r[..end];
+            steps.push(if inner.is_empty() {
+                Step::Each
+            } else if let Ok(i) = inner.parse::<i64>() {
+                Step::Index(i)
+            } else if inner.len() >= 2 && inner.starts_with('"') && inner.ends_with('"') {
+                Step::Key(inner[1..inner.len() - 1].to_string())
+            } else {
+                return Err(unsupported());
+            });
+            rest = &r[end + 1..];
+        } else {
+            let r = rest.strip_prefix('.').unwrap_or(rest);
+            let end = r
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(r.len());
+            if end == 0 {
+                return Err(unsupported());
+            }
+            steps.push(Step::Key(r[..end].to_string()));
+            rest = &r[end..];
+        }
+    }
+    Ok(steps)
+}
+
+fn select(v: &Json, path: &[Step]) -> Result<Vec<Json>, String> {
+    let Some((step, rest)) = path.split_first() else {
+        return Ok(vec![v.clone()]);
+    };
+    let next: Vec<Json> = match (step, v) {
+        (Step::Key(k), Json::Obj(m)) => vec![m
+            .iter()
+            .find(|(key, _)| key == k)
+            .map_or(Json::Null, |(_, v)| v.clone())],
+        (Step::Key(_) | Step::Index(_), Json::Null) => vec![Json::Null],
+        (Step::Index(i), Json::Arr(a)) => {
+            let at = if *i < 0 { a.len() as i64 + i } else { *i };
+            vec![usize::try_from(at)
+                .ok()
+                .and_then(|i| a.get(i))
+                .cloned()
+                .unwrap_or(Json::Null)]
+        }
+        (Step::Each, Json::Arr(a)) => a.clone(),
+        (Step::Each, Json::Obj(m)) => m.iter().map(|(_, v)| v.clone()).collect(),
+        (Step::Key(k), other) => {
+            return Err(format!(
+                "jq: error (at <stdin>:0): Cannot index {} with \"{k}\"",
+                other.kind()
+            ))
+        }
+        (Step::Index(_), other) => {
+            return Err(format!(
+                "jq: error (at <stdin>:0): Cannot index {} with number",
+                other.kind()
+            ))
+        }
+        (Step::Each, other) => {
+            return Err(format!(
+                "jq: error (at <stdin>:0): Cannot iterate over {}",
+                other.kind()
+            ))
+        }
+    };
+    let mut out = Vec::new();
+    for n in &next {
+        out.extend(select(n, rest)?);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(filter_line: &str, input: &str) -> (String, String, i32) {
+        let words = shlex::split(filter_line).unwrap();
+        filter(&words, input)
+    }
+
+    #[test]
+    fn splits_at_unquoted_bars_only() {
+        assert_eq!(split("a | b |c"), ["a", "b", "c"]);
+        assert_eq!(split("put k 'a|b' | wc -l"), ["put k 'a|b'", "wc -l"]);
+        assert_eq!(split(r#"put k "x|y""#), [r#"put k "x|y""#]);
+        assert_eq!(split(r"put k a\|b"), [r"put k a\|b"]);
+    }
+
+    #[test]
+    fn head_tail_wc_as_coreutils() {
+        let text: String = (1..=15).map(|i| format!("/registry/k{i}\n")).collect();
+        assert_eq!(
+            run("head -3", &text).0,
+            "/registry/k1\n/registry/k2\n/registry/k3\n"
+        );
+        assert_eq!(run("head -n 2", &text).0, "/registry/k1\n/registry/k2\n");
+        assert_eq!(run("head", &text).0.lines().count(), 10);
+        assert_eq!(run("head -n -14", &text).0, "/registry/k1\n");
+        assert_eq!(run("tail -n 1", &text).0, "/registry/k15\n");
+        assert_eq!(run("wc -l", &text).0, "15\n");
+        assert_eq!(run("wc", "a b\nc\n").0, "      2       3       6\n");
+        assert_eq!(run("head -x", &text).2, 1);
+        assert_eq!(
+            run("less", &text),
+            (String::new(), "less: command not found\n".into(), 127)
+        );
+    }
+
+    #[test]
+    fn grep_matches_basic_regular_expressions() {
+        let text = "etcd-m1   Running\nkube-apiserver   Running\nEtcd-x   Pending\n";
+        assert_eq!(run("grep etcd", text).0, "etcd-m1   Running\n");
+        assert_eq!(run("grep -i etcd", text).0.lines().count(), 2);
+        assert_eq!(run("grep -v Running", text).0, "Etcd-x   Pending\n");
+        assert_eq!(run("grep -c Running", text).0, "2\n");
+        assert_eq!(
+            run("grep '^kube.*Running$'", text).0,
+            "kube-apiserver   Running\n"
+        );
+        assert_eq!(run("grep -n Pending", text).0, "3:Etcd-x   Pending\n");
+        assert_eq!(run(r"grep 'm\.'", "m1\nm.2\n").0, "m.2\n");
+        assert_eq!(run("grep nothing", text).2, 1);
+        assert_eq!(run("grep", text).2, 2);
+    }
+
+    #[test]
+    fn sort_and_uniq() {
+        assert_eq!(run("sort", "b\na\nb\n").0, "a\nb\nb\n");
+        assert_eq!(run("sort -nr", "2\n10\n1\n").0, "10\n2\n1\n");
+        assert_eq!(run("uniq -c", "a\na\nb\n").0, "      2 a\n      1 b\n");
+    }
+
+    #[test]
+    fn jq_paths_and_pretty_printing() {
+        let json = r#"{"header":{"cluster_id":14991974125033499000,"revision":5},"kvs":[{"key":"YQ=="},{"key":"Yg=="}]}"#;
+        let (out, _, code) = run("jq .", json);
+        assert_eq!(code, 0);
+        assert!(
+            out.starts_with("{\n  \"header\": {\n    \"cluster_id\": 14991974125033499000,"),
+            "{out}"
+        );
+        assert!(
+            out.find("header") < out.find("kvs"),
+            "keys stay in input order: {out}"
+        );
+        assert!(out.ends_with("    }\n  ]\n}\n"), "{out}");
+        assert_eq!(run("jq .header.revision", json).0, "5\n");
+        assert_eq!(run("jq -r '.kvs[].key'", json).0, "YQ==\nYg==\n");
+        assert_eq!(run("jq -c '.kvs[1]'", json).0, "{\"key\":\"Yg==\"}\n");
+        assert_eq!(run("jq .nope.deeper", json).0, "null\n");
+        let (_, err, code) = run("jq '.kvs | length'", json);
+        assert_eq!(code, 3);
+        assert!(err.contains("path filters only"), "{err}");
+        assert_eq!(
+            run("jq .header.revision.x", json).1,
+            "jq: error (at <stdin>:0): Cannot index number with \"x\"\n"
+        );
+        assert_eq!(run("jq .", "{oops").2, 3);
+        assert_eq!(
+            run("jq -c .", "{\"b\":1,\"a\":[true,null,\"\\u00e9\"]} {}").0,
+            "{\"b\":1,\"a\":[true,null,\"é\"]}\n{}\n"
+        );
+    }
+}
