@@ -499,7 +499,8 @@ impl Session {
                     .ok_or("kube: the control plane is not up (kube up)")?;
                 if !kube.set_kubelet_running(node, *verb == "start-kubelet") {
                     return Err(format!(
-                        "kube: no node named {node:?} (node-1, node-2, node-3)"
+                        "kube: no node named {node:?} ({})",
+                        kube.node_names().join(", ")
                     ));
                 }
                 self.record(line);

@@ -6,7 +6,7 @@
 use super::apiserver::{ApiServer, Subresource};
 use super::meta::{self, ApiError, DEPLOYMENTS, LEASES, NODES, PODS, REPLICASETS};
 use super::NODE_NAMES;
-use crate::base::{Millis, Rng};
+use crate::base::{MemberId, Millis, Rng};
 use crate::etcd::Cluster;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -52,7 +52,12 @@ pub struct Controllers {
     next_lease_renew_ms: Millis,
     /// Pod IPs handed out per node.
     next_ip: BTreeMap<String, u32>,
+    /// The control-plane nodes, one per etcd member at `kube up` (kubeadm's stacked etcd).
+    control_plane: Vec<(String, MemberId)>,
 }
+
+mod static_pods;
+pub use static_pods::CONTROL_PLANE_TAINT;
 
 type Tick = Result<(), ApiError>;
 
@@ -134,25 +139,55 @@ impl Controllers {
             pod_timers: BTreeMap::new(),
             next_lease_renew_ms: 0,
             next_ip: BTreeMap::new(),
+            control_plane: Vec::new(),
         }
     }
 
-    /// The kubelets register their Node objects and node Leases.
+    /// Every node: the control plane's, then the workers.
+    pub fn node_names(&self) -> Vec<String> {
+        self.control_plane
+            .iter()
+            .map(|(n, _)| n.clone())
+            .chain(NODE_NAMES.iter().map(|n| n.to_string()))
+            .collect()
+    }
+
+    /// The kubelets register their Node objects and node Leases: a control-plane node per
+    /// etcd member (tainted so that workloads stay off it), then the three workers.
     pub fn register_nodes(&mut self, api: &mut ApiServer, world: &mut Cluster) -> Tick {
-        for (i, node) in NODE_NAMES.iter().enumerate() {
+        self.control_plane = world
+            .member_ids()
+            .into_iter()
+            .filter(|m| !world.is_removed(*m))
+            .map(|m| (m.to_string(), m))
+            .collect();
+        let nodes: Vec<(String, bool, String, String)> = self
+            .control_plane
+            .iter()
+            .enumerate()
+            .map(|(i, (n, _))| {
+                let cidr = format!("10.244.{}.0/24", 100 + i);
+                (n.clone(), true, static_pods::control_plane_ip(i), cidr)
+            })
+            .chain(NODE_NAMES.iter().enumerate().map(|(i, n)| {
+                let cidr = format!("10.244.{}.0/24", i + 1);
+                (n.to_string(), false, format!("172.18.0.{}", i + 2), cidr)
+            }))
+            .collect();
+        for (node, control_plane, ip, cidr) in nodes {
+            let node = node.as_str();
             let now = world.now();
             let ready = json!({"type": "Ready", "status": "True", "reason": "KubeletReady",
                 "message": "kubelet is posting ready status",
                 "lastHeartbeatTime": meta::timestamp(now), "lastTransitionTime": meta::timestamp(now)});
-            let obj = json!({
+            let mut obj = json!({
                 "metadata": {"name": node, "labels": {
                     "kubernetes.io/arch": "amd64", "kubernetes.io/hostname": node,
                     "kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64",
                     "beta.kubernetes.io/os": "linux"}},
-                "spec": {"podCIDR": format!("10.244.{}.0/24", i + 1),
-                    "podCIDRs": [format!("10.244.{}.0/24", i + 1)]},
+                "spec": {"podCIDR": cidr, "podCIDRs": [cidr]},
                 "status": {
-                    "addresses": [{"type": "InternalIP", "address": format!("172.18.0.{}", i + 2)},
+                    "addresses": [{"type": "InternalIP", "address": ip},
                         {"type": "Hostname", "address": node}],
                     "capacity": {"cpu": "4", "memory": "8039920Ki", "pods": "110"},
                     "allocatable": {"cpu": "4", "memory": "8039920Ki", "pods": "110"},
@@ -162,6 +197,16 @@ impl Controllers {
                         "operatingSystem": "linux", "architecture": "amd64"}
                 }
             });
+            if control_plane {
+                let labels = meta::obj_mut(&mut obj, &["metadata", "labels"]);
+                labels.insert(CONTROL_PLANE_TAINT.into(), json!(""));
+                labels.insert(
+                    "node.kubernetes.io/exclude-from-external-load-balancers".into(),
+                    json!(""),
+                );
+                obj["spec"]["taints"] =
+                    json!([{"key": CONTROL_PLANE_TAINT, "effect": "NoSchedule"}]);
+            }
             soft(api.create(world, &NODES, obj))?;
             let lease = json!({
                 "metadata": {"name": node, "namespace": "kube-node-lease"},
@@ -180,7 +225,11 @@ impl Controllers {
         // does not stop them from trying.
         // Each component's writes are journaled under its name (then the caller's again).
         let caller = std::mem::replace(&mut api.actor, "kubelet".into());
-        for step in [Controllers::node_leases, Controllers::kubelets] {
+        for step in [
+            Controllers::node_leases,
+            Controllers::kubelets,
+            Controllers::static_pods,
+        ] {
             if step(self, api, world).is_err() {
                 break;
             }
@@ -216,7 +265,7 @@ impl Controllers {
 
     /// Stops or starts a node's kubelet (a node failure the control plane must notice).
     pub fn set_kubelet_running(&mut self, node: &str, running: bool) -> bool {
-        if !NODE_NAMES.contains(&node) {
+        if !self.node_names().iter().any(|n| n == node) {
             return false;
         }
         if running {
@@ -233,7 +282,8 @@ impl Controllers {
     fn node_lifecycle(&mut self, api: &mut ApiServer, world: &mut Cluster) -> Tick {
         let now = world.now();
         let leases = api.list_cached(&LEASES, Some("kube-node-lease"));
-        for node in NODE_NAMES {
+        for node in self.node_names() {
+            let node = node.as_str();
             let renew = leases
                 .iter()
                 .find(|l| meta::name(l) == node)
@@ -307,6 +357,7 @@ impl Controllers {
                     .list_cached(&PODS, None)
                     .into_iter()
                     .filter(|p| meta::str_at(p, &["spec", "nodeName"]) == node && is_active(p))
+                    .filter(|p| !tolerates_forever(p, UNREACHABLE_TAINT))
                     .collect();
                 for pod in doomed {
                     let msg = format!("Marking for deletion Pod {}", pod_key(&pod));
@@ -341,7 +392,8 @@ impl Controllers {
             return Ok(());
         }
         self.next_lease_renew_ms = world.now() + NODE_LEASE_RENEW_MS;
-        for node in NODE_NAMES {
+        for node in self.node_names() {
+            let node = node.as_str();
             if self.stopped_kubelets.contains(node) {
                 continue;
             }
@@ -364,6 +416,14 @@ impl Controllers {
             .list_cached(&PODS, None)
             .into_iter()
             .filter(|p| !meta::str_at(p, &["spec", "nodeName"]).is_empty())
+            // Mirror pods are the static pods' (`static_pods`), not run from the API.
+            .filter(|p| {
+                meta::at(
+                    p,
+                    &["metadata", "annotations", "kubernetes.io/config.mirror"],
+                )
+                .is_none()
+            })
             .collect();
         let keys: Vec<String> = pods.iter().map(pod_key).collect();
         self.pod_timers.retain(|k, _| keys.contains(k));
@@ -538,12 +598,13 @@ impl Controllers {
     fn scheduler(&mut self, api: &mut ApiServer, world: &mut Cluster) -> Tick {
         let pods = api.list_cached(&PODS, None);
         let mut load: BTreeMap<String, usize> = BTreeMap::new();
-        for node in api.list_cached(&NODES, None) {
-            let schedulable = condition_true(&node, "Ready")
-                && meta::at(&node, &["spec", "unschedulable"]).and_then(Value::as_bool)
+        let nodes = api.list_cached(&NODES, None);
+        for node in &nodes {
+            let schedulable = condition_true(node, "Ready")
+                && meta::at(node, &["spec", "unschedulable"]).and_then(Value::as_bool)
                     != Some(true);
             if schedulable {
-                load.insert(meta::name(&node).to_string(), 0);
+                load.insert(meta::name(node).to_string(), 0);
             }
         }
         for p in &pods {
@@ -555,12 +616,19 @@ impl Controllers {
             if !meta::str_at(&pod, &["spec", "nodeName"]).is_empty() || !is_active(&pod) {
                 continue;
             }
-            let Some(least) = load.values().min().copied() else {
-                return Ok(());
+            // TaintToleration: a node's NoSchedule/NoExecute taints must be tolerated.
+            let fits = |node: &str| {
+                nodes
+                    .iter()
+                    .find(|n| meta::name(n) == node)
+                    .is_some_and(|n| untolerated_taints(n, &pod, &["NoSchedule", "NoExecute"]) == 0)
+            };
+            let Some(least) = load.iter().filter(|(k, _)| fits(k)).map(|(_, n)| *n).min() else {
+                continue;
             };
             let best: Vec<String> = load
                 .iter()
-                .filter(|(_, n)| **n == least)
+                .filter(|(k, n)| **n == least && fits(k))
                 .map(|(k, _)| k.clone())
                 .collect();
             let Some(node) = self.rng.pick(&best).cloned() else {
@@ -1229,6 +1297,51 @@ impl Controllers {
     }
 }
 
+/// How many of the node's taints with one of `effects` the pod does not tolerate.
+fn untolerated_taints(node: &Value, pod: &Value, effects: &[&str]) -> usize {
+    let tolerations = meta::at(pod, &["spec", "tolerations"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    meta::at(node, &["spec", "taints"])
+        .and_then(Value::as_array)
+        .map_or(0, |taints| {
+            taints
+                .iter()
+                .filter(|t| effects.contains(&meta::str_at(t, &["effect"])))
+                .filter(|t| !tolerations.iter().any(|tol| tolerates(tol, t)))
+                .count()
+        })
+}
+
+/// `ToleratesTaint`: same effect (or any), and the key equal (`Equal`, the default, also
+/// compares the value) or any key with `Exists` and no key.
+fn tolerates(tol: &Value, taint: &Value) -> bool {
+    let effect = meta::str_at(tol, &["effect"]);
+    if !effect.is_empty() && effect != meta::str_at(taint, &["effect"]) {
+        return false;
+    }
+    let key = meta::str_at(tol, &["key"]);
+    match meta::str_at(tol, &["operator"]) {
+        "Exists" => key.is_empty() || key == meta::str_at(taint, &["key"]),
+        _ => {
+            key == meta::str_at(taint, &["key"])
+                && meta::str_at(tol, &["value"]) == meta::str_at(taint, &["value"])
+        }
+    }
+}
+
+/// Whether the pod tolerates a NoExecute taint `key` with no time limit (it is not evicted).
+fn tolerates_forever(pod: &Value, key: &str) -> bool {
+    let taint = json!({"key": key, "effect": "NoExecute"});
+    meta::at(pod, &["spec", "tolerations"])
+        .and_then(Value::as_array)
+        .is_some_and(|tols| {
+            tols.iter()
+                .any(|t| tolerates(t, &taint) && t.get("tolerationSeconds").is_none())
+        })
+}
+
 fn pod_key(p: &Value) -> String {
     format!("{}/{}", meta::namespace(p), meta::name(p))
 }
@@ -1454,8 +1567,4 @@ pub fn pod_template_hash(template: &Value, collisions: i64) -> String {
         .bytes()
         .map(|c| ALPHANUMS[c as usize % ALPHANUMS.len()] as char)
         .collect()
-}
-
-pub fn node_ip_of(node: &str) -> String {
-    node_ip(node)
 }

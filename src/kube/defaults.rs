@@ -11,6 +11,33 @@ fn set_default(m: &mut Map<String, Value>, key: &str, v: Value) {
     }
 }
 
+/// The DefaultTolerationSeconds admission plugin: a pod that does not tolerate the
+/// not-ready and unreachable NoExecute taints tolerates them for 300 s (then it is evicted).
+fn default_toleration_seconds(spec: &mut Value) {
+    let Some(m) = spec.as_object_mut() else {
+        return;
+    };
+    let tolerations = m.entry("tolerations").or_insert(json!([]));
+    let Some(list) = tolerations.as_array_mut() else {
+        return;
+    };
+    for key in [
+        "node.kubernetes.io/not-ready",
+        "node.kubernetes.io/unreachable",
+    ] {
+        let tolerated = list.iter().any(|t| {
+            let effect = t.get("effect").and_then(Value::as_str).unwrap_or("");
+            let tkey = t.get("key").and_then(Value::as_str).unwrap_or("");
+            let exists = t.get("operator").and_then(Value::as_str) == Some("Exists");
+            (effect.is_empty() || effect == "NoExecute")
+                && (tkey == key || (tkey.is_empty() && exists))
+        });
+        if !tolerated {
+            list.push(json!({"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}));
+        }
+    }
+}
+
 pub fn pod_spec(spec: &mut Value) {
     let Some(m) = spec.as_object_mut() else {
         return;
@@ -71,8 +98,19 @@ pub fn apply(r: &Resource, obj: &mut Value, now: Millis) {
             }
         }
         "Pod" => {
+            let mirror = meta::at(
+                obj,
+                &["metadata", "annotations", "kubernetes.io/config.mirror"],
+            )
+            .is_some();
             if let Some(spec) = obj.get_mut("spec") {
                 pod_spec(spec);
+                default_toleration_seconds(spec);
+                // The ServiceAccount admission plugin (mirror pods may not use one).
+                if let (Some(m), false) = (spec.as_object_mut(), mirror) {
+                    set_default(m, "serviceAccountName", json!("default"));
+                    set_default(m, "serviceAccount", json!("default"));
+                }
             }
             let status = meta::obj_mut(obj, &["status"]);
             set_default(status, "phase", json!("Pending"));

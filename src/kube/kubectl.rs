@@ -594,7 +594,14 @@ fn get(ctx: &mut Ctx, a: &Args) {
     };
     let ns = namespace_of(a);
     let format = a.output.clone().unwrap_or_default();
-    if !matches!(format.as_str(), "" | "wide" | "yaml" | "json" | "name") {
+    let custom = match format.strip_prefix("custom-columns=") {
+        Some(spec) => match custom_columns(spec) {
+            Ok(c) => Some(c),
+            Err(e) => return ctx.fail(&e),
+        },
+        None => None,
+    };
+    if custom.is_none() && !matches!(format.as_str(), "" | "wide" | "yaml" | "json" | "name") {
         ctx.fail(&format!("error: unable to match a printer suitable for the output format \"{format}\", allowed formats are: json,name,wide,yaml"));
         return;
     }
@@ -671,6 +678,19 @@ fn get(ctx: &mut Ctx, a: &Args) {
                 ctx.print(&format!("{}/{}\n", r.kind_group(), meta::name(o)));
             }
         }
+        _ if custom.is_some() => {
+            let columns = custom.unwrap_or_default();
+            let mut rows = vec![columns.iter().map(|(h, _)| h.clone()).collect::<Vec<_>>()];
+            for (_, o) in &items {
+                rows.push(
+                    columns
+                        .iter()
+                        .map(|(_, path)| column_value(o, path))
+                        .collect(),
+                );
+            }
+            ctx.print(&render_table(&rows));
+        }
         _ => {
             let now = ctx.world.now();
             let mut start = 0;
@@ -739,6 +759,66 @@ fn watch_rows(ctx: &mut Ctx, a: &Args, r: &Resource, name: &str, scope: Option<&
         if let Some((_, row)) = rows.split_once('\n') {
             ctx.print(row);
         }
+    }
+}
+
+/// `-o custom-columns=HEADER:.json.path,...`: (header, path steps); a step is a key, `[N]` or
+/// `[*]` (kubectl's JSONPath subset for custom columns).
+fn custom_columns(spec: &str) -> Result<Vec<(String, Vec<String>)>, String> {
+    spec.split(',')
+        .map(|col| {
+            let Some((header, path)) = col.split_once(':') else {
+                return Err(format!("error: unexpected custom-columns spec: {col}, expected <header>:<json-path-expr>"));
+            };
+            let path = path.trim_start_matches('{').trim_end_matches('}');
+            let path = path.strip_prefix('.').unwrap_or(path);
+            let mut steps = Vec::new();
+            for part in path.split('.').filter(|p| !p.is_empty()) {
+                let (key, rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
+                if !key.is_empty() {
+                    steps.push(key.to_string());
+                }
+                for index in rest.split('[').filter(|i| !i.is_empty()) {
+                    steps.push(format!("[{}", index));
+                }
+            }
+            Ok((header.to_string(), steps))
+        })
+        .collect()
+}
+
+/// One custom column's cell: the values at the path, comma-joined; `<none>` when absent.
+fn column_value(obj: &Value, path: &[String]) -> String {
+    let mut current = vec![obj.clone()];
+    for step in path {
+        current = current
+            .into_iter()
+            .flat_map(
+                |v| match step.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+                    Some("*") => v.as_array().cloned().unwrap_or_default(),
+                    Some(i) => i
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|i| v.get(i).cloned())
+                        .into_iter()
+                        .collect(),
+                    None => v.get(step).cloned().into_iter().collect(),
+                },
+            )
+            .collect();
+    }
+    let cells: Vec<String> = current
+        .iter()
+        .filter(|v| !v.is_null())
+        .map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    if cells.is_empty() {
+        "<none>".into()
+    } else {
+        cells.join(",")
     }
 }
 
@@ -1013,14 +1093,21 @@ fn table(
                     .unwrap_or("<none>")
                     .to_string();
                 let info = |f: &str| meta::str_at(o, &["status", "nodeInfo", f]).to_string();
+                // ROLES: the `node-role.kubernetes.io/<role>` labels.
+                let roles: Vec<String> = meta::labels(o)
+                    .into_iter()
+                    .filter_map(|(k, _)| {
+                        k.strip_prefix("node-role.kubernetes.io/")
+                            .map(str::to_string)
+                    })
+                    .collect();
+                let roles = if roles.is_empty() {
+                    "<none>".to_string()
+                } else {
+                    roles.join(",")
+                };
                 (
-                    vec![
-                        name,
-                        status,
-                        "<none>".into(),
-                        age(o, now),
-                        info("kubeletVersion"),
-                    ],
+                    vec![name, status, roles, age(o, now), info("kubeletVersion")],
                     vec![
                         ip,
                         "<none>".into(),
@@ -1163,14 +1250,16 @@ fn delete(ctx: &mut Ctx, a: &Args) {
     for (r, ns, name) in work {
         let ns = if r.namespaced { ns } else { String::new() };
         match ctx.cp.api.delete(ctx.world, &r, &ns, &name, false) {
-            Ok(_) => {
+            Ok(deleted) => {
                 ctx.print(&format!("{} \"{name}\" deleted\n", r.kind_group()));
-                // kubectl waits for the object to be gone (--wait=true).
+                // kubectl waits for the object to be gone (--wait=true): that object, by
+                // uid (a mirror pod comes back under the same name as a new object).
                 let deadline = ctx.world.now() + WAIT_LIMIT_MS;
                 while ctx.world.now() < deadline {
                     match ctx.cp.api.get(ctx.world, &r, &ns, &name) {
                         Err(e) if e.code == 404 => break,
                         Err(_) => break,
+                        Ok(o) if meta::uid(&o) != meta::uid(&deleted) => break,
                         Ok(_) => {
                             let t = ctx.world.now() + 500;
                             ctx.cp.run_until(ctx.world, t);
@@ -1555,6 +1644,9 @@ fn describe(ctx: &mut Ctx, a: &Args) {
 }
 
 fn describe_one(ctx: &mut Ctx, r: &Resource, o: &Value) -> String {
+    if r.kind == "Node" {
+        return describe_node(ctx, o);
+    }
     let mut out = String::new();
     let w = 24;
     let field = |out: &mut String, k: &str, v: &str| {
@@ -1678,14 +1770,23 @@ fn describe_one(ctx: &mut Ctx, r: &Resource, o: &Value) -> String {
             );
         }
         "Pod" => {
-            field(&mut out, "Priority", "0");
-            field(&mut out, "Service Account", "default");
+            let priority = meta::i64_at(o, &["spec", "priority"]).unwrap_or(0);
+            field(&mut out, "Priority", &priority.to_string());
+            let class = meta::str_at(o, &["spec", "priorityClassName"]);
+            if !class.is_empty() {
+                field(&mut out, "Priority Class Name", class);
+            }
+            field(
+                &mut out,
+                "Service Account",
+                meta::str_at(o, &["spec", "serviceAccountName"]),
+            );
             field(
                 &mut out,
                 "Node",
                 &match meta::str_at(o, &["spec", "nodeName"]) {
                     "" => "<none>".to_string(),
-                    n => format!("{n}/{}", super::controllers::node_ip_of(n)),
+                    n => format!("{n}/{}", meta::str_at(o, &["status", "hostIP"])),
                 },
             );
             let start = meta::str_at(o, &["status", "startTime"]);
@@ -1776,9 +1877,44 @@ fn describe_one(ctx: &mut Ctx, r: &Resource, o: &Value) -> String {
                 }
                 out.push_str(&render_table(&rows));
             }
-            let _ = writeln!(out, "QoS Class:                   BestEffort");
+            let qos = match meta::str_at(o, &["status", "qosClass"]) {
+                "" => "BestEffort",
+                q => q,
+            };
+            let _ = writeln!(out, "QoS Class:                   {qos}");
             let _ = writeln!(out, "Node-Selectors:              <none>");
-            let _ = writeln!(out, "Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s\n                             node.kubernetes.io/unreachable:NoExecute op=Exists for 300s");
+            // printTolerationsMultiline: `key[=value][:effect][ op=Exists][ for Ns]`.
+            let tolerations: Vec<String> = meta::at(o, &["spec", "tolerations"])
+                .and_then(Value::as_array)
+                .map(|ts| {
+                    ts.iter()
+                        .map(|t| {
+                            let mut s = meta::str_at(t, &["key"]).to_string();
+                            let value = meta::str_at(t, &["value"]);
+                            if !value.is_empty() {
+                                let _ = write!(s, "={value}");
+                            }
+                            let effect = meta::str_at(t, &["effect"]);
+                            if !effect.is_empty() {
+                                let _ = write!(s, ":{effect}");
+                            }
+                            if meta::str_at(t, &["operator"]) == "Exists" {
+                                s.push_str(" op=Exists");
+                            }
+                            if let Some(secs) = meta::i64_at(t, &["tolerationSeconds"]) {
+                                let _ = write!(s, " for {secs}s");
+                            }
+                            s
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let tolerations = if tolerations.is_empty() {
+                "<none>".to_string()
+            } else {
+                tolerations.join("\n                             ")
+            };
+            let _ = writeln!(out, "Tolerations:                 {tolerations}");
         }
         _ => {
             labels_and_annotations(&mut out, o, w);
@@ -1905,6 +2041,188 @@ fn events_for(ctx: &mut Ctx, o: &Value) -> String {
         ]);
     }
     format!("Events:\n{}", render_table(&rows))
+}
+
+/// `kubectl describe node` (`describeNode`): identity, taints, the node Lease, conditions,
+/// addresses, capacity, the pods on it, events.
+fn describe_node(ctx: &mut Ctx, o: &Value) -> String {
+    let w = 20;
+    let mut out = String::new();
+    let field = |out: &mut String, k: &str, v: &str| {
+        let _ = writeln!(out, "{:<w$}{v}", format!("{k}:"));
+    };
+    let name = meta::name(o).to_string();
+    field(&mut out, "Name", &name);
+    let roles: Vec<String> = meta::labels(o)
+        .into_iter()
+        .filter_map(|(k, _)| {
+            k.strip_prefix("node-role.kubernetes.io/")
+                .map(str::to_string)
+        })
+        .collect();
+    field(
+        &mut out,
+        "Roles",
+        &if roles.is_empty() {
+            "<none>".into()
+        } else {
+            roles.join(",")
+        },
+    );
+    labels_and_annotations(&mut out, o, w);
+    let created = meta::parse_timestamp(meta::str_at(o, &["metadata", "creationTimestamp"]));
+    field(&mut out, "CreationTimestamp", &meta::describe_time(created));
+    let taints: Vec<String> = meta::at(o, &["spec", "taints"])
+        .and_then(Value::as_array)
+        .map(|ts| {
+            ts.iter()
+                .map(|t| {
+                    let value = meta::str_at(t, &["value"]);
+                    let value = if value.is_empty() {
+                        String::new()
+                    } else {
+                        format!("={value}")
+                    };
+                    format!(
+                        "{}{value}:{}",
+                        meta::str_at(t, &["key"]),
+                        meta::str_at(t, &["effect"])
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let indent = " ".repeat(w);
+    field(
+        &mut out,
+        "Taints",
+        &if taints.is_empty() {
+            "<none>".into()
+        } else {
+            taints.join(&format!("\n{indent}"))
+        },
+    );
+    let unschedulable =
+        meta::at(o, &["spec", "unschedulable"]).and_then(Value::as_bool) == Some(true);
+    field(&mut out, "Unschedulable", &unschedulable.to_string());
+    if let Ok(lease) = ctx
+        .cp
+        .api
+        .get(ctx.world, &meta::LEASES, "kube-node-lease", &name)
+    {
+        let renew = meta::str_at(&lease, &["spec", "renewTime"]);
+        let renew = if renew.is_empty() {
+            "<unset>".to_string()
+        } else {
+            meta::describe_time(meta::parse_timestamp(renew))
+        };
+        let _ = write!(
+            out,
+            "Lease:\n  HolderIdentity:  {}\n  AcquireTime:     <unset>\n  RenewTime:       {renew}\n",
+            meta::str_at(&lease, &["spec", "holderIdentity"])
+        );
+    }
+    let mut rows = vec![
+        [
+            "  Type",
+            "Status",
+            "LastHeartbeatTime",
+            "LastTransitionTime",
+            "Reason",
+            "Message",
+        ]
+        .map(String::from)
+        .to_vec(),
+        [
+            "  ----",
+            "------",
+            "-----------------",
+            "------------------",
+            "------",
+            "-------",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for c in meta::at(o, &["status", "conditions"])
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let time = |f: &str| meta::describe_time(meta::parse_timestamp(meta::str_at(c, &[f])));
+        rows.push(vec![
+            format!("  {}", meta::str_at(c, &["type"])),
+            meta::str_at(c, &["status"]).into(),
+            time("lastHeartbeatTime"),
+            time("lastTransitionTime"),
+            meta::str_at(c, &["reason"]).into(),
+            meta::str_at(c, &["message"]).into(),
+        ]);
+    }
+    out.push_str("Conditions:\n");
+    out.push_str(&render_table(&rows));
+    out.push_str("Addresses:\n");
+    let addresses: Vec<&Value> = meta::at(o, &["status", "addresses"])
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .collect();
+    let width = addresses
+        .iter()
+        .map(|a| meta::str_at(a, &["type"]).len() + 3)
+        .max()
+        .unwrap_or(0);
+    for a in addresses {
+        let key = format!("{}:", meta::str_at(a, &["type"]));
+        let _ = writeln!(out, "  {key:<width$}{}", meta::str_at(a, &["address"]));
+    }
+    for section in ["capacity", "allocatable"] {
+        let mut title = section.to_string();
+        title[..1].make_ascii_uppercase();
+        let _ = writeln!(out, "{title}:");
+        if let Some(m) = meta::at(o, &["status", section]).and_then(Value::as_object) {
+            for (k, v) in m {
+                let _ = writeln!(out, "  {:<18}{}", format!("{k}:"), v.as_str().unwrap_or(""));
+            }
+        }
+    }
+    let cidr = meta::str_at(o, &["spec", "podCIDR"]);
+    let _ = writeln!(out, "{:<30}{cidr}", "PodCIDR:");
+    let _ = writeln!(out, "{:<30}{cidr}", "PodCIDRs:");
+    let pods: Vec<Value> = match ctx.cp.api.list(ctx.world, &meta::PODS, None) {
+        Ok((l, _)) => l
+            .into_iter()
+            .filter(|p| meta::str_at(p, &["spec", "nodeName"]) == name)
+            .filter(|p| {
+                !matches!(
+                    meta::str_at(p, &["status", "phase"]),
+                    "Succeeded" | "Failed"
+                )
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    let now = ctx.world.now();
+    let _ = writeln!(
+        out,
+        "{:<30}({} in total)",
+        "Non-terminated Pods:",
+        pods.len()
+    );
+    let mut rows = vec![
+        ["  Namespace", "Name", "Age"].map(String::from).to_vec(),
+        ["  ---------", "----", "---"].map(String::from).to_vec(),
+    ];
+    for p in &pods {
+        rows.push(vec![
+            format!("  {}", meta::namespace(p)),
+            meta::name(p).into(),
+            age(p, now),
+        ]);
+    }
+    out.push_str(&render_table(&rows));
+    out.push_str(&events_for(ctx, o));
+    out
 }
 
 /// `describe`'s Labels and Annotations lines.

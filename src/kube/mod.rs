@@ -79,6 +79,11 @@ impl ControlPlane {
         }
     }
 
+    /// Every node: the control plane's (one per etcd member), then the workers.
+    pub fn node_names(&self) -> Vec<String> {
+        self.controllers.node_names()
+    }
+
     /// Stops or starts the kubelet of `node` (false: no such node).
     pub fn set_kubelet_running(&mut self, node: &str, running: bool) -> bool {
         self.controllers.set_kubelet_running(node, running)

@@ -35,6 +35,8 @@ pub struct DeploymentView {
 pub struct NodeView {
     pub name: String,
     pub ready: bool,
+    /// A control-plane node (an etcd member's machine), where workloads do not run.
+    pub control_plane: bool,
 }
 
 /// One Event, as `kubectl get events` shows it.
@@ -133,6 +135,9 @@ impl ControlPlane {
             .iter()
             .map(|n| NodeView {
                 name: meta::name(n).to_string(),
+                control_plane: meta::labels(n)
+                    .iter()
+                    .any(|(k, _)| k == "node-role.kubernetes.io/control-plane"),
                 ready: meta::at(n, &["status", "conditions"])
                     .and_then(Value::as_array)
                     .is_some_and(|cs| {
@@ -192,7 +197,23 @@ mod tests {
             .pods
             .iter()
             .all(|p| p.status == "Running" && !p.node.is_empty()));
-        assert_eq!(view.nodes.len(), 3);
+        // A control-plane node per etcd member, then the three workers.
+        let roles: Vec<(&str, bool)> = view
+            .nodes
+            .iter()
+            .map(|n| (n.name.as_str(), n.control_plane))
+            .collect();
+        assert_eq!(
+            roles,
+            [
+                ("m1", true),
+                ("m2", true),
+                ("m3", true),
+                ("node-1", false),
+                ("node-2", false),
+                ("node-3", false)
+            ]
+        );
         assert!(view.nodes.iter().all(|n| n.ready));
         assert!(view.controller_manager_leads && view.scheduler_leads);
         assert!(view

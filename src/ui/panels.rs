@@ -730,8 +730,10 @@ pub fn kube(session: &Session, follow: bool, lang: Lang, d: &Dispatch) -> Html {
             <h3>{ t(lang, Text::KubeNodes) }</h3>
             <div class="kube-nodes">
                 { for view.nodes.iter().map(|n| html! {
-                    <span class={classes!("kube-node", if n.ready { "ready" } else { "not-ready" })} data-node-name={n.name.clone()}>
+                    <span class={classes!("kube-node", if n.ready { "ready" } else { "not-ready" }, n.control_plane.then_some("control-plane"))}
+                        data-node-name={n.name.clone()} data-control-plane={n.control_plane.to_string()}>
                         { format!("{} {}", n.name, if n.ready { "Ready" } else { "NotReady" }) }
+                        if n.control_plane { <span class="role">{ "control-plane" }</span> }
                     </span>
                 }) }
             </div>
