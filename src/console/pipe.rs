@@ -46,6 +46,8 @@ pub fn filter(words: &[String], input: &str) -> (String, String, i32) {
         "sort" => sort(args, input),
         "uniq" => uniq(args, input),
         "jq" => jq(args, input),
+        "strings" => strings(args, input),
+        "base64" => base64_filter(args, input),
         "cat" if args.is_empty() || args == ["-"] => Ok(input.to_string()),
         other => return (String::new(), format!("{other}: command not found\n"), 127),
     };
@@ -263,6 +265,58 @@ fn match_here(re: &[u8], text: &[u8]) -> bool {
     match text.first() {
         Some(c) if fits(*c) => match_here(&re[len..], &text[1..]),
         _ => false,
+    }
+}
+
+/// `strings [-n N]`: the runs of at least N (4) printable characters, one per line; what
+/// shows the readable parts of a protobuf value.
+fn strings(args: &[String], input: &str) -> Result<String, String> {
+    let min = match args {
+        [] => 4,
+        [n, v] if n == "-n" => v
+            .parse()
+            .map_err(|_| format!("strings: invalid minimum string length {v}"))?,
+        [a] if a.starts_with("-n") => a[2..]
+            .parse()
+            .map_err(|_| format!("strings: invalid minimum string length {}", &a[2..]))?,
+        _ => return Err("strings: reading files is not possible here (only a pipe)".into()),
+    };
+    let mut out = String::new();
+    for run in input.split(|c: char| !(c.is_ascii_graphic() || c == ' ' || c == '\t')) {
+        if run.chars().count() >= min {
+            out.push_str(run);
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+/// `base64 [-d]` (GNU coreutils: encoded lines wrap at 76 columns). Decoded bytes that are
+/// not text show as a terminal would show them, replaced.
+fn base64_filter(args: &[String], input: &str) -> Result<String, String> {
+    use base64::Engine as _;
+    let engine = base64::engine::general_purpose::STANDARD;
+    match args {
+        [] => {
+            let encoded = engine.encode(input.as_bytes());
+            let mut out = String::new();
+            for chunk in encoded.as_bytes().chunks(76) {
+                out.push_str(&String::from_utf8_lossy(chunk));
+                out.push('\n');
+            }
+            Ok(out)
+        }
+        [d] if d == "-d" || d == "--decode" => {
+            let text: String = input.chars().filter(|c| !c.is_whitespace()).collect();
+            engine
+                .decode(text.as_bytes())
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+                .map_err(|_| "base64: invalid input".to_string())
+        }
+        [other, ..] => Err(format!(
+            "base64: invalid option -- '{}'",
+            other.trim_start_matches('-')
+        )),
     }
 }
 
@@ -701,6 +755,18 @@ mod tests {
         assert_eq!(run(r"grep 'm\.'", "m1\nm.2\n").0, "m.2\n");
         assert_eq!(run("grep nothing", text).2, 1);
         assert_eq!(run("grep", text).2, 2);
+    }
+
+    #[test]
+    fn strings_and_base64_show_what_is_inside_a_value() {
+        let value =
+            "k8s\u{0}\n\u{f}\n\u{2}v1\u{12}\tNamespace\u{12}]\n\u{7}default\u{1a}\u{0}\nkubernetes";
+        // A tab is printable to GNU strings.
+        assert_eq!(run("strings", value).0, "\tNamespace\ndefault\nkubernetes\n");
+        assert_eq!(run("strings -n 9", value).0, "\tNamespace\nkubernetes\n");
+        assert_eq!(run("base64", "hello\n").0, "aGVsbG8K\n");
+        assert_eq!(run("base64 -d", "aGVsbG8K\n").0, "hello\n");
+        assert_eq!(run("base64 -d", "!!").1, "base64: invalid input\n");
     }
 
     #[test]
