@@ -554,12 +554,7 @@ fn kubernetes_tab_shows_the_deployment_converging() {
         "kubernetes_tab_shows_the_deployment_converging",
         async |h: Harness| {
             let page = h.open(1280, 720).await?;
-            page.wait_count("[data-member]", 3).await?;
-            page.set_speed(10.0).await?;
-            page.wait_single_leader().await?;
-            page.open_tab("kube").await?;
-            page.click(r#"[data-action="kube-up"]"#).await?;
-            page.wait_exists(r#"[data-kube="up"]"#).await?;
+            page.kube_up().await?;
             page.console("kubectl create deployment web --image=nginx:1.25 --replicas=3")
                 .await?;
             page.wait_console_output("deployment.apps/web created")
@@ -597,12 +592,7 @@ fn following_a_change_end_to_end_is_one_click() {
         "following_a_change_end_to_end_is_one_click",
         async |h: Harness| {
             let page = h.open(1280, 720).await?;
-            page.wait_count("[data-member]", 3).await?;
-            page.set_speed(10.0).await?;
-            page.wait_single_leader().await?;
-            page.open_tab("kube").await?;
-            page.click(r#"[data-action="kube-up"]"#).await?;
-            page.wait_exists(r#"[data-kube="up"]"#).await?;
+            page.kube_up().await?;
             page.click(r#"[data-action="kube-follow"]"#).await?;
             page.wait_exists(r#"[data-follow="on"]"#).await?;
             page.wait_console_output("deployment.apps/web created")

@@ -1093,19 +1093,7 @@ fn table(
                     .unwrap_or("<none>")
                     .to_string();
                 let info = |f: &str| meta::str_at(o, &["status", "nodeInfo", f]).to_string();
-                // ROLES: the `node-role.kubernetes.io/<role>` labels.
-                let roles: Vec<String> = meta::labels(o)
-                    .into_iter()
-                    .filter_map(|(k, _)| {
-                        k.strip_prefix("node-role.kubernetes.io/")
-                            .map(str::to_string)
-                    })
-                    .collect();
-                let roles = if roles.is_empty() {
-                    "<none>".to_string()
-                } else {
-                    roles.join(",")
-                };
+                let roles = node_roles(o);
                 (
                     vec![name, status, roles, age(o, now), info("kubeletVersion")],
                     vec![
@@ -2043,6 +2031,22 @@ fn events_for(ctx: &mut Ctx, o: &Value) -> String {
     format!("Events:\n{}", render_table(&rows))
 }
 
+/// ROLES: the node's `node-role.kubernetes.io/<role>` labels, or `<none>`.
+fn node_roles(o: &Value) -> String {
+    let roles: Vec<String> = meta::labels(o)
+        .into_iter()
+        .filter_map(|(k, _)| {
+            k.strip_prefix("node-role.kubernetes.io/")
+                .map(str::to_string)
+        })
+        .collect();
+    if roles.is_empty() {
+        "<none>".to_string()
+    } else {
+        roles.join(",")
+    }
+}
+
 /// `kubectl describe node` (`describeNode`): identity, taints, the node Lease, conditions,
 /// addresses, capacity, the pods on it, events.
 fn describe_node(ctx: &mut Ctx, o: &Value) -> String {
@@ -2053,22 +2057,7 @@ fn describe_node(ctx: &mut Ctx, o: &Value) -> String {
     };
     let name = meta::name(o).to_string();
     field(&mut out, "Name", &name);
-    let roles: Vec<String> = meta::labels(o)
-        .into_iter()
-        .filter_map(|(k, _)| {
-            k.strip_prefix("node-role.kubernetes.io/")
-                .map(str::to_string)
-        })
-        .collect();
-    field(
-        &mut out,
-        "Roles",
-        &if roles.is_empty() {
-            "<none>".into()
-        } else {
-            roles.join(",")
-        },
-    );
+    field(&mut out, "Roles", &node_roles(o));
     labels_and_annotations(&mut out, o, w);
     let created = meta::parse_timestamp(meta::str_at(o, &["metadata", "creationTimestamp"]));
     field(&mut out, "CreationTimestamp", &meta::describe_time(created));

@@ -367,35 +367,15 @@ pub fn parse_timestamp(text: &str) -> Millis {
     ) else {
         return 0;
     };
-    let days = days_from_civil(y as i64, mo, d);
+    let days = crate::base::days_from_civil(y as i64, mo as i64, d as i64);
     let unix_s = days as u64 * 86_400 + h * 3600 + mi * 60 + s;
     (unix_s * 1000).saturating_sub(EPOCH_UNIX_MS)
 }
 
 fn civil(secs: u64) -> (i64, u64, u64, u64, u64, u64) {
-    let days = (secs / 86_400) as i64;
+    let (y, m, d) = crate::base::civil_from_days((secs / 86_400) as i64);
     let rem = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u64;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u64;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d, rem / 3600, rem % 3600 / 60, rem % 60)
-}
-
-fn days_from_civil(y: i64, m: u64, d: u64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m as i64 + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    (y, m as u64, d as u64, rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
 /// kubectl's AGE (apimachinery `duration.HumanDuration`).

@@ -10,6 +10,7 @@
 //! times take their canonical form.
 
 use super::proto_schema::{GO_TYPES, KINDS, MESSAGES};
+use crate::base::{civil_from_days, days_from_civil};
 use base64::alphabet::STANDARD;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::{DecodeError, Engine};
@@ -778,27 +779,6 @@ fn format_time(secs: i64, nanos: Option<i64>) -> String {
     let frac = nanos.map_or(String::new(), |n| format!(".{:06}", n / 1000));
     let (h, min, s) = (sod / 3600, sod % 3600 / 60, sod % 60);
     format!("{year}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}{frac}Z")
-}
-
-/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (H. Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = y - i64::from(m <= 2);
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
-    era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
 }
 
 /// Go's `time.Parse(RFC3339 or RFC3339Micro, s)` to (Unix seconds, nanoseconds), with its

@@ -219,6 +219,17 @@ impl Page {
             .await
     }
 
+    /// Three members at 10× with a leader, then the Kubernetes tab's "kube up" button, until
+    /// the control plane is up.
+    pub async fn kube_up(&self) -> Result {
+        self.wait_count("[data-member]", 3).await?;
+        self.set_speed(10.0).await?;
+        self.wait_single_leader().await?;
+        self.open_tab("kube").await?;
+        self.click(r#"[data-action="kube-up"]"#).await?;
+        self.wait_exists(r#"[data-kube="up"]"#).await
+    }
+
     /// Pauses the simulation (if playing) and waits until the play button shows.
     pub async fn pause(&self) -> Result {
         if self.count(PAUSE).await? > 0 {
