@@ -146,10 +146,23 @@ impl Sim<Member> {
 
     /// A member's Raft view, with entries described the etcd way (`put foo=bar`).
     pub fn raft_view(&self, id: MemberId) -> Option<RaftView> {
+        self.raft_view_of(id, 0..=Index::MAX)
+    }
+
+    /// [`Self::raft_view`] with only the entries in `shown` (an empty range: none, for a
+    /// view of the node's state alone).
+    pub fn raft_view_of(
+        &self,
+        id: MemberId,
+        shown: std::ops::RangeInclusive<Index>,
+    ) -> Option<RaftView> {
         let node = self.node(id)?;
-        let mut view = node.view();
-        for (shown, entry) in view.log.iter_mut().zip(&node.log.entries) {
-            if entry.kind == crate::raft::EntryKind::Normal {
+        let mut view = node.view_of(shown);
+        let entries = &node.log.entries;
+        for shown in view.log.iter_mut() {
+            let at = entries.binary_search_by_key(&shown.index, |e| e.index);
+            let entry = at.ok().and_then(|i| entries.get(i));
+            if let Some(entry) = entry.filter(|e| e.kind == crate::raft::EntryKind::Normal) {
                 shown.summary = super::describe_entry(&entry.data);
             }
         }

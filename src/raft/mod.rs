@@ -128,10 +128,17 @@ pub struct RaftView {
 
 impl Raft {
     pub fn view(&self) -> RaftView {
+        self.view_of(0..=Index::MAX)
+    }
+
+    /// The view with only the entries whose index is in `shown` (describing every entry of
+    /// a long log is what a page drawing a few of them cannot afford each frame).
+    pub fn view_of(&self, shown: std::ops::RangeInclusive<Index>) -> RaftView {
         let log = self
             .log
             .entries
             .iter()
+            .filter(|e| shown.contains(&e.index))
             .map(|e| EntryView {
                 index: e.index,
                 term: e.term,

@@ -30,15 +30,9 @@ pub fn render(
     d: &UseReducerDispatcher<Model>,
 ) -> Html {
     let ids = world.member_ids();
-    let views: Vec<(MemberId, Option<RaftView>)> =
-        ids.iter().map(|id| (*id, world.raft_view(*id))).collect();
-    let leader = world.leader();
-    let leader_view = leader
-        .and_then(|l| views.iter().find(|(id, _)| *id == l))
-        .and_then(|(_, v)| v.as_ref());
-    let last = views
+    let last = ids
         .iter()
-        .filter_map(|(_, v)| v.as_ref().map(|v| v.last_index))
+        .filter_map(|id| world.node(*id).map(|n| n.log.last_index()))
         .max()
         .unwrap_or(0);
     // One column past the end, where the leader's nextIndex usually points; around the focus
@@ -52,6 +46,15 @@ pub fn render(
         None => (last + 1).max(first),
     };
     let columns = first..=end;
+    // Only the shown entries are described (a long log would cost every frame).
+    let views: Vec<(MemberId, Option<RaftView>)> = ids
+        .iter()
+        .map(|id| (*id, world.raft_view_of(*id, columns.clone())))
+        .collect();
+    let leader = world.leader();
+    let leader_view = leader
+        .and_then(|l| views.iter().find(|(id, _)| *id == l))
+        .and_then(|(_, v)| v.as_ref());
     let focus_bar = focus.map(|f| {
         let d = d.clone();
         let summary = views
