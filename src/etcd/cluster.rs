@@ -149,8 +149,12 @@ impl Sim<Member> {
         self.raft_view_of(id, 0..=Index::MAX)
     }
 
-    /// [`Self::raft_view`] with only the entries in `shown` (an empty range: none, for a
-    /// view of the node's state alone).
+    /// A member's Raft state without its log entries: what a page draws every frame.
+    pub fn raft_state(&self, id: MemberId) -> Option<RaftView> {
+        self.raft_view_of(id, std::ops::RangeInclusive::new(1, 0))
+    }
+
+    /// [`Self::raft_view`] with only the entries in `shown`.
     pub fn raft_view_of(
         &self,
         id: MemberId,

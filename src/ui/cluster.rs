@@ -122,7 +122,7 @@ pub fn render_cluster(
             { for ids.iter().enumerate().map(|(i, id)| {
                 let (x, y) = position(i, count);
                 let state = state_of(world, *id);
-                let view = world.raft_view_of(*id, 1..=0);
+                let view = world.raft_state(*id);
                 let term = view.as_ref().map_or(0, |v| v.term);
                 let timer = view.as_ref().filter(|v| v.role.as_str() != "leader").map(|v| {
                     1.0 - f64::from(v.election_elapsed) / f64::from(v.election_timeout.max(1))

@@ -30,7 +30,7 @@ pub fn render(world: &World, lang: Lang, send: &Callback<String>) -> Html {
 
 fn card(world: &World, id: MemberId, lang: Lang, send: &Callback<String>) -> Html {
     let state = state_of(world, id);
-    let view = world.raft_view_of(id, 1..=0);
+    let view = world.raft_state(id);
     let paused = world.is_paused(id);
     let slow = world.process(id).is_some_and(|m| m.fsync_ms > 0);
     let learner = view.as_ref().is_some_and(|v| v.learners.contains(&id));

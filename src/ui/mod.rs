@@ -441,7 +441,7 @@ fn quorum_meter(world: &World, lang: Lang) -> Html {
                 .into_iter()
                 .find(|m| world.node(*m).is_some())
         })
-        .and_then(|m| world.raft_view_of(m, 1..=0))
+        .and_then(|m| world.raft_state(m))
         .map(|v| v.voters)
         .unwrap_or_else(|| world.member_ids());
     let total = voters.len();
