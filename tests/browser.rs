@@ -694,3 +694,22 @@ fn following_a_change_end_to_end_is_one_click() {
         },
     );
 }
+
+/// The space-time diagram draws every message from the engine's wire log, lost ones too: with
+/// a lossy network, some arrows end in a cross.
+#[test]
+fn space_time_draws_lost_messages() {
+    story("space_time_draws_lost_messages", async |h: Harness| {
+        let page = h.open(1280, 720).await?;
+        page.wait_count("[data-member]", 3).await?;
+        page.wait_single_leader().await?;
+        page.console("loss 0.3").await?;
+        page.open_tab("space-time").await?;
+        page.wait_exists(r#"[data-lamport-message][data-lost="true"]"#)
+            .await?;
+        page.wait_exists(r#"[data-lamport-message]:not([data-lost])"#)
+            .await?;
+        page.screenshot("space-time-lost-1280x720").await?;
+        Ok(())
+    });
+}

@@ -155,6 +155,15 @@ impl Session {
         });
     }
 
+    /// Keeps the world's wire log (`Sim::set_wire_log`), in every checkpoint too, so that a
+    /// rewound run records its messages as the first one did.
+    pub fn set_wire_log(&mut self, keep: usize) {
+        self.world.set_wire_log(keep);
+        for c in &mut self.checkpoints {
+            c.world.set_wire_log(keep);
+        }
+    }
+
     /// Advances virtual time by `ms`, taking checkpoints on the way.
     pub fn run_for(&mut self, ms: Millis) {
         let target = self.world.now() + ms;

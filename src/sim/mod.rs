@@ -119,6 +119,27 @@ pub struct InFlight {
     pub describe: String,
 }
 
+/// One message's fate on the wire, as the network decided it (the space-time diagram's
+/// exact record): sent, and delivered at `arrive_ms`, or lost (`arrive_ms` None). A held-back
+/// or dropped message gets a later record with the same id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Wire {
+    pub seq: u64,
+    /// When the network decided (the send, or a later hold-back or drop).
+    pub at_ms: Millis,
+    pub id: u64,
+    pub sent_ms: Millis,
+    pub arrive_ms: Option<Millis>,
+    /// Why it was lost (`loss`, `partition`, `dropped by hand`...).
+    pub lost: Option<String>,
+    pub from: MemberId,
+    pub to: MemberId,
+    pub kind: &'static str,
+    pub term: u64,
+    pub entries: usize,
+    pub describe: String,
+}
+
 #[derive(Clone, Debug)]
 enum Event<M> {
     Tick {
@@ -180,6 +201,10 @@ pub struct Sim<P: Process> {
     trace_len: u64,
     record_trace: bool,
     trace: Vec<String>,
+    /// The most recent wire records (off when `wire_keep` is 0): what the page draws.
+    wire: std::collections::VecDeque<Wire>,
+    wire_keep: usize,
+    wire_seq: u64,
 }
 
 impl<P: Process> Sim<P> {
@@ -208,6 +233,9 @@ impl<P: Process> Sim<P> {
             trace_len: 0,
             record_trace: false,
             trace: Vec::new(),
+            wire: std::collections::VecDeque::new(),
+            wire_keep: 0,
+            wire_seq: 0,
         };
         for (id, process) in processes {
             sim.add(id, process, rng.split());
@@ -476,16 +504,71 @@ impl<P: Process> Sim<P> {
         }
     }
 
+    /// Keeps a record of the last `keep` message fates (0: none). It changes nothing in the
+    /// run: the page turns it on to draw every message, short-lived and lost ones too.
+    pub fn set_wire_log(&mut self, keep: usize) {
+        self.wire_keep = keep;
+        while self.wire.len() > keep {
+            self.wire.pop_front();
+        }
+    }
+
+    /// The wire records after sequence number `seq`, oldest first.
+    pub fn wire_since(&self, seq: u64) -> impl Iterator<Item = &Wire> {
+        self.wire.iter().filter(move |w| w.seq > seq)
+    }
+
+    /// The sequence number of the newest wire record.
+    pub fn wire_seq(&self) -> u64 {
+        self.wire_seq
+    }
+
+    fn record_wire(
+        &mut self,
+        id: u64,
+        sent_ms: Millis,
+        arrive_ms: Option<Millis>,
+        lost: Option<String>,
+        msg: &P::Msg,
+        describe: &str,
+    ) {
+        if self.wire_keep == 0 {
+            return;
+        }
+        self.wire_seq += 1;
+        self.wire.push_back(Wire {
+            seq: self.wire_seq,
+            at_ms: self.now,
+            id,
+            sent_ms,
+            arrive_ms,
+            lost,
+            from: msg.from(),
+            to: msg.to(),
+            kind: msg.kind(),
+            term: msg.term(),
+            entries: msg.entry_count(),
+            describe: describe.to_string(),
+        });
+        if self.wire.len() > self.wire_keep {
+            self.wire.pop_front();
+        }
+    }
+
     fn send(&mut self, msg: P::Msg) {
         let id = self.next_message_id;
         self.next_message_id += 1;
         let describe = msg.describe();
         match self.net.fate(msg.from(), msg.to(), &mut self.net_rng) {
-            Fate::Lost(why) => self.trace(format!("lose #{id} {describe} ({why})")),
+            Fate::Lost(why) => {
+                self.record_wire(id, self.now, None, Some(why.to_string()), &msg, &describe);
+                self.trace(format!("lose #{id} {describe} ({why})"));
+            }
             Fate::Delivered(delays) => {
                 self.trace(format!("send #{id} {describe}"));
                 for delay in delays {
                     let sent_ms = self.now;
+                    self.record_wire(id, sent_ms, Some(self.now + delay), None, &msg, &describe);
                     self.schedule(
                         self.now + delay,
                         Event::Deliver {
@@ -573,11 +656,33 @@ impl<P: Process> Sim<P> {
 
     /// Removes one message from the wire.
     pub fn drop_message(&mut self, id: u64) -> Result<(), SimError> {
-        let before = self.queue.len();
+        let dropped: Vec<(Millis, P::Msg)> = self
+            .queue
+            .values()
+            .filter_map(|e| match e {
+                Event::Deliver {
+                    id: i,
+                    sent_ms,
+                    msg,
+                } if *i == id => Some((*sent_ms, msg.clone())),
+                _ => None,
+            })
+            .collect();
+        if dropped.is_empty() {
+            return Err(SimError::NoSuchMessage(id));
+        }
         self.queue
             .retain(|_, e| !matches!(e, Event::Deliver { id: i, .. } if *i == id));
-        if self.queue.len() == before {
-            return Err(SimError::NoSuchMessage(id));
+        for (sent_ms, msg) in dropped {
+            let describe = msg.describe();
+            self.record_wire(
+                id,
+                sent_ms,
+                None,
+                Some("dropped by hand".into()),
+                &msg,
+                &describe,
+            );
         }
         self.trace(format!("drop #{id} (by hand)"));
         Ok(())
@@ -592,6 +697,11 @@ impl<P: Process> Sim<P> {
             .map(|(k, _)| *k)
             .ok_or(SimError::NoSuchMessage(id))?;
         if let Some(event) = self.queue.remove(&key) {
+            if let Event::Deliver { sent_ms, msg, .. } = &event {
+                let describe = msg.describe();
+                let (sent_ms, msg) = (*sent_ms, msg.clone());
+                self.record_wire(id, sent_ms, Some(key.0 + extra_ms), None, &msg, &describe);
+            }
             self.trace(format!("delay #{id} by {extra_ms}ms"));
             self.schedule(key.0 + extra_ms, event);
         }

@@ -246,3 +246,48 @@ fn same_seed_same_trace_hash_and_checkpoint_replay() {
     replay.run_for(2_000);
     assert_eq!(a.trace_hash(), replay.trace_hash());
 }
+
+#[test]
+fn the_wire_log_records_every_fate_and_changes_nothing() {
+    let mut plain = world(7, NetConfig::default());
+    let mut logged = world(7, NetConfig::default());
+    logged.set_wire_log(1_000);
+    for w in [&mut plain, &mut logged] {
+        w.record_trace(true);
+        w.run_for(500);
+        w.net.partition(&[vec![M1], vec![M2]]);
+        w.run_for(300);
+        w.net.heal();
+        w.run_for(200);
+    }
+    assert_eq!(
+        plain.trace_hash(),
+        logged.trace_hash(),
+        "logging changes the run"
+    );
+    assert_eq!(plain.wire_since(0).count(), 0, "off by default");
+    let records: Vec<&Wire> = logged.wire_since(0).collect();
+    let lost: Vec<&&Wire> = records.iter().filter(|w| w.arrive_ms.is_none()).collect();
+    let sent = logged
+        .trace_lines()
+        .iter()
+        .filter(|l| l.contains("send #"))
+        .count();
+    let lose = logged
+        .trace_lines()
+        .iter()
+        .filter(|l| l.contains("lose #"))
+        .count();
+    assert_eq!(records.len() - lost.len(), sent, "one record per delivery");
+    assert_eq!(lost.len(), lose, "one record per loss");
+    assert!(!lost.is_empty() && lost.iter().all(|w| (500..800).contains(&w.sent_ms)));
+    assert!(records.windows(2).all(|p| p[0].seq < p[1].seq));
+    // Reading on from a cursor gives only what is newer; the log keeps its last records.
+    let cursor = logged.wire_seq();
+    logged.run_for(300);
+    assert!(logged
+        .wire_since(cursor)
+        .all(|w| w.seq > cursor && w.sent_ms >= 1_000));
+    logged.set_wire_log(5);
+    assert_eq!(logged.wire_since(0).count(), 5);
+}

@@ -1,7 +1,8 @@
 //! The space-time (Lamport) diagram: one lane per member, time running to the right, each
 //! message an arrow from its sender's lane at the moment it was sent to its receiver's lane at
-//! the moment it arrives. The messages come from sampling the engine's `in_flight()` view
-//! (see `Recorder`); the role changes from its narration events.
+//! the moment it arrives, or ending in a cross where the network lost it. The messages come
+//! from the engine's exact wire log (`Sim::wire_since`); the role changes from its narration
+//! events.
 
 use super::cluster::message_class;
 use super::i18n::{t, Lang, Text};
@@ -14,10 +15,8 @@ use yew::prelude::*;
 /// Virtual time the diagram shows (the most recent part of the run).
 pub const WINDOW_MS: Millis = 1_500;
 const KEEP: usize = 600;
-/// While the diagram is shown, a frame's virtual time is run in slices no longer than this,
-/// so that short-lived messages are seen at least once (at most `MAX_SLICES` per frame).
-const SLICE_MS: u64 = 15;
-const MAX_SLICES: u64 = 8;
+/// Wire records the world keeps for the page (a frame at 100× reads well under this).
+pub const WIRE_LOG: usize = 4_096;
 
 /// One message as seen on the wire.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,62 +30,52 @@ pub struct Seen {
     pub describe: String,
     pub sent_ms: Millis,
     pub arrive_ms: Millis,
-    /// It left the wire before its arrival time (dropped by hand, or its world rewound).
+    /// It left the wire before its arrival time: lost by the network or dropped by hand.
     pub vanished_ms: Option<Millis>,
 }
 
-/// Messages seen in flight, sampled after every slice of time the page runs.
-/// TODO(engine): a `Sim` log of sent/delivered/lost messages would make this exact; sampling
-/// misses messages that live shorter than a slice and those the network loses at once.
+/// Every message of the recent past, read from the world's wire log after each frame.
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
     seen: BTreeMap<u64, Seen>,
-    /// The diagram is on screen: sample finely.
-    pub wanted: bool,
+    /// The last wire record read.
+    cursor: u64,
 }
 
 impl Recorder {
-    pub fn new(wanted: bool) -> Recorder {
-        Recorder {
-            seen: BTreeMap::new(),
-            wanted,
-        }
-    }
-
-    pub fn slices_for(&self, virtual_ms: u64) -> u64 {
-        if self.wanted {
-            virtual_ms.div_ceil(SLICE_MS).clamp(1, MAX_SLICES)
-        } else {
-            1
-        }
-    }
-
     pub fn observe(&mut self, world: &World) {
         let now = world.now();
-        let flying = world.in_flight();
-        for m in &flying {
-            let entry = self.seen.entry(m.id).or_insert_with(|| Seen {
-                id: m.id,
-                from: m.from,
-                to: m.to,
-                kind: m.kind,
-                term: m.term,
-                entries: m.entries,
-                describe: m.describe.clone(),
-                sent_ms: m.sent_ms,
-                arrive_ms: m.arrive_ms,
+        // A message lost on the wire is drawn going half its usual way, then crossed out.
+        let half_way = world.net.config.latency_ms.max(2) / 2;
+        for w in world.wire_since(self.cursor) {
+            let entry = self.seen.entry(w.id).or_insert_with(|| Seen {
+                id: w.id,
+                from: w.from,
+                to: w.to,
+                kind: w.kind,
+                term: w.term,
+                entries: w.entries,
+                describe: w.describe.clone(),
+                sent_ms: w.sent_ms,
+                arrive_ms: w.sent_ms,
                 vanished_ms: None,
             });
-            entry.arrive_ms = m.arrive_ms; // a delayed message arrives later
-        }
-        for seen in self.seen.values_mut() {
-            if seen.arrive_ms > now
-                && seen.vanished_ms.is_none()
-                && !flying.iter().any(|m| m.id == seen.id)
-            {
-                seen.vanished_ms = Some(now);
+            match w.arrive_ms {
+                Some(at) => {
+                    entry.arrive_ms = at; // a held-back message arrives later
+                    entry.vanished_ms = None;
+                }
+                None if entry.arrive_ms > w.sent_ms => {
+                    // Dropped by hand while in flight: it vanishes then.
+                    entry.vanished_ms = Some(w.at_ms.min(entry.arrive_ms));
+                }
+                None => {
+                    entry.arrive_ms = w.sent_ms + 2 * half_way;
+                    entry.vanished_ms = Some(w.sent_ms + half_way);
+                }
             }
         }
+        self.cursor = world.wire_seq();
         let oldest = now.saturating_sub(WINDOW_MS * 2);
         self.seen.retain(|_, s| s.arrive_ms >= oldest);
         while self.seen.len() > KEEP {
@@ -94,7 +83,8 @@ impl Recorder {
         }
     }
 
-    /// After a rewind to `t`: forget what was sent after it.
+    /// After a rewind to `t`: forget what was sent after it, and read the (re-run) world's
+    /// wire log again from its start (the same run sends the same messages, ids included).
     pub fn forget_after(&mut self, t: Millis) {
         self.seen.retain(|_, s| s.sent_ms <= t);
         for s in self.seen.values_mut() {
@@ -102,6 +92,7 @@ impl Recorder {
                 s.vanished_ms = None;
             }
         }
+        self.cursor = 0;
     }
 
     pub fn get(&self, id: u64) -> Option<&Seen> {
@@ -140,6 +131,7 @@ const STYLE: &str = "
 .msg.other .head{fill:#5b6572}
 .msg.flying .arrow{stroke-dasharray:2 3}
 .msg.vanished .arrow{opacity:.35}
+.msg .lost{stroke:#d55e00;stroke-width:2.2;fill:none}
 .msg.selected .arrow{stroke:#1d232b;stroke-width:3.5;opacity:1}
 .msg .hit{stroke:transparent;stroke-width:10;cursor:pointer}
 .mark{font:700 12px system-ui,sans-serif;text-anchor:middle;dominant-baseline:middle}
@@ -202,15 +194,21 @@ pub fn render(
             );
             let id = m.id;
             let onclick = on_select.reform(move |_: MouseEvent| id);
+            // Lost on the wire (or dropped by hand): a cross where it vanished.
+            let cross = m.vanished_ms.filter(|v| *v <= now).map(|_| {
+                let (x, y) = (x2, y_end);
+                format!("M {} {} l 8 8 M {} {} l -8 8", fmt(x - 4.0), fmt(y - 4.0), fmt(x + 4.0), fmt(y - 4.0))
+            });
             let head = (!flying && m.vanished_ms.is_none()).then(|| {
                 let dir = if y2 >= y1 { -1.0 } else { 1.0 };
                 format!("M {} {} l -4 {} l 8 0 z", fmt(x2), fmt(y2), fmt(7.0 * dir))
             });
             Some(html! {
-                <g class={class} data-lamport-message={m.id.to_string()} onclick={onclick}>
+                <g class={class} data-lamport-message={m.id.to_string()} data-lost={cross.is_some().then_some("true")} onclick={onclick}>
                     <title>{ format!("#{} {}", m.id, m.describe) }</title>
                     <line class="arrow" x1={fmt(x1)} y1={fmt(y1)} x2={fmt(x2)} y2={fmt(y_end)} />
                     if let Some(d) = head { <path class="head" d={d} /> }
+                    if let Some(d) = cross { <path class="lost" d={d} /> }
                     <line class="hit" x1={fmt(x1)} y1={fmt(y1)} x2={fmt(x2)} y2={fmt(y_end)} />
                 </g>
             })

@@ -179,7 +179,7 @@ impl Model {
         self.session = Rc::new(RefCell::new(fresh_session(&self.settings, network_setup)));
         self.ahead = None;
         self.monitor = Rc::new(RefCell::new(Monitor::new()));
-        self.recorder = Rc::new(RefCell::new(Recorder::new(self.tab == Tab::SpaceTime)));
+        self.recorder = Rc::new(RefCell::new(Recorder::default()));
         self.selected_message = None;
         self.carry_ms = 0.0;
     }
@@ -214,14 +214,8 @@ impl Model {
     }
 
     fn advance(&mut self, virtual_ms: u64) {
-        let slices = self.recorder.borrow().slices_for(virtual_ms);
-        let mut left = virtual_ms;
-        for i in 0..slices {
-            let part = left / (slices - i);
-            left -= part;
-            self.session.borrow_mut().run_for(part);
-            self.observe();
-        }
+        self.session.borrow_mut().run_for(virtual_ms);
+        self.observe();
     }
 
     fn scrub(&mut self, t: Millis) {
@@ -283,6 +277,7 @@ impl Model {
 /// loaded script carries its own).
 pub fn fresh_session(settings: &Settings, network_setup: bool) -> Session {
     let mut session = Session::new(settings.config());
+    session.set_wire_log(super::lamport::WIRE_LOG);
     if network_setup {
         session.execute(UI_NETWORK_SETUP, None);
     }
@@ -363,12 +358,10 @@ impl Reducible for Model {
                 next.log_focus = index;
                 if index.is_some() {
                     next.tab = Tab::Logs;
-                    next.recorder.borrow_mut().wanted = false;
                 }
             }
             Msg::SetTab(tab) => {
                 next.tab = tab;
-                next.recorder.borrow_mut().wanted = tab == Tab::SpaceTime;
             }
             Msg::Command(line) => {
                 next.run(&line);
