@@ -762,7 +762,10 @@ mod tests {
         let value =
             "k8s\u{0}\n\u{f}\n\u{2}v1\u{12}\tNamespace\u{12}]\n\u{7}default\u{1a}\u{0}\nkubernetes";
         // A tab is printable to GNU strings.
-        assert_eq!(run("strings", value).0, "\tNamespace\ndefault\nkubernetes\n");
+        assert_eq!(
+            run("strings", value).0,
+            "\tNamespace\ndefault\nkubernetes\n"
+        );
         assert_eq!(run("strings -n 9", value).0, "\tNamespace\nkubernetes\n");
         assert_eq!(run("base64", "hello\n").0, "aGVsbG8K\n");
         assert_eq!(run("base64 -d", "aGVsbG8K\n").0, "hello\n");
