@@ -713,3 +713,87 @@ fn space_time_draws_lost_messages() {
         Ok(())
     });
 }
+
+/// The space-time diagram's downloads: a standalone SVG (its styles inside, every lane and
+/// arrow) and a PNG drawn from it at 2×. The page's download links are intercepted to read
+/// what they would save.
+#[test]
+fn space_time_downloads_svg_and_png() {
+    story("space_time_downloads_svg_and_png", async |h: Harness| {
+        let page = h.open(1280, 720).await?;
+        page.wait_count("[data-member]", 3).await?;
+        page.wait_single_leader().await?;
+        page.open_tab("space-time").await?;
+        page.wait_exists("[data-lamport-message]").await?;
+        page.pause().await?;
+        page.execute(
+            r#"window.__downloads = [];
+               HTMLAnchorElement.prototype.click = function () {
+                 let body = this.href;
+                 if (this.href.startsWith('blob:')) {
+                   const x = new XMLHttpRequest();
+                   x.open('GET', this.href, false);
+                   x.send();
+                   body = x.responseText;
+                 }
+                 window.__downloads.push({ name: this.download, body });
+               };"#,
+            vec![],
+        )
+        .await?;
+        page.click(r#"[data-action="download-svg"]"#).await?;
+        page.click(r#"[data-action="download-png"]"#).await?;
+        let downloads = browser_support::wait_for("two downloads", async || {
+            let v = page.execute("return window.__downloads;", vec![]).await?;
+            Ok(v.as_array().filter(|a| a.len() == 2).cloned())
+        })
+        .await?;
+        let file = |i: usize| {
+            (
+                downloads[i]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                downloads[i]["body"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        };
+        let (svg_name, svg) = file(0);
+        assert_eq!(svg_name, "raftlab-space-time.svg");
+        assert!(
+            svg.starts_with("<svg") && svg.contains("xmlns=\"http://www.w3.org/2000/svg\""),
+            "{svg:.200}"
+        );
+        assert!(
+            svg.contains("<style>") && svg.contains(".msg.vote .arrow"),
+            "styles travel with the file"
+        );
+        for lane in ["m1", "m2", "m3"] {
+            assert!(svg.contains(&format!(">{lane}<")), "lane {lane} missing");
+        }
+        let arrows = svg.matches("data-lamport-message").count();
+        let shown = page.count("[data-lamport-message]").await?;
+        assert_eq!(arrows, shown, "the file has the arrows the page shows");
+        let (png_name, png) = file(1);
+        assert_eq!(png_name, "raftlab-space-time.png");
+        let data = png
+            .strip_prefix("data:image/png;base64,")
+            .expect("a PNG data URL");
+        use base64::Engine as _;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .expect("base64");
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        // IHDR: width and height, drawn at twice the SVG's size.
+        let width = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
+        assert!(width >= 1_000, "{width}");
+        assert!(
+            bytes.len() > 5_000,
+            "a drawn image, not an empty canvas: {} bytes",
+            bytes.len()
+        );
+        Ok(())
+    });
+}
