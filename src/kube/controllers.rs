@@ -54,6 +54,8 @@ pub struct Controllers {
     next_ip: BTreeMap<String, u32>,
     /// The control-plane nodes, one per etcd member at `kube up` (kubeadm's stacked etcd).
     control_plane: Vec<(String, MemberId)>,
+    /// The scheduler's backoff for pods no node fits: (next attempt, current backoff).
+    unschedulable: BTreeMap<String, (Millis, Millis)>,
 }
 
 mod static_pods;
@@ -140,6 +142,7 @@ impl Controllers {
             next_lease_renew_ms: 0,
             next_ip: BTreeMap::new(),
             control_plane: Vec::new(),
+            unschedulable: BTreeMap::new(),
         }
     }
 
@@ -305,6 +308,8 @@ impl Controllers {
                     set_ready(&mut new, "Unknown", "NodeStatusUnknown", "Kubelet stopped posting node status.", now);
                     let taints = meta::obj_mut(&mut new, &["spec"]).entry("taints").or_insert(json!([]));
                     if let Some(list) = taints.as_array_mut() {
+                        // TaintNodesByCondition keeps new pods off; the NoExecute taint evicts.
+                        list.push(json!({"key": UNREACHABLE_TAINT, "effect": "NoSchedule", "timeAdded": meta::timestamp(now)}));
                         list.push(json!({"key": UNREACHABLE_TAINT, "effect": "NoExecute", "timeAdded": meta::timestamp(now)}));
                     }
                     Ok(new)
@@ -597,35 +602,41 @@ impl Controllers {
 
     fn scheduler(&mut self, api: &mut ApiServer, world: &mut Cluster) -> Tick {
         let pods = api.list_cached(&PODS, None);
-        let mut load: BTreeMap<String, usize> = BTreeMap::new();
         let nodes = api.list_cached(&NODES, None);
-        for node in &nodes {
-            let schedulable = condition_true(node, "Ready")
-                && meta::at(node, &["spec", "unschedulable"]).and_then(Value::as_bool)
-                    != Some(true);
-            if schedulable {
-                load.insert(meta::name(node).to_string(), 0);
-            }
-        }
+        let mut load: BTreeMap<String, usize> = nodes
+            .iter()
+            .map(|n| (meta::name(n).to_string(), 0))
+            .collect();
         for p in &pods {
             if let Some(n) = load.get_mut(meta::str_at(p, &["spec", "nodeName"])) {
                 *n += usize::from(is_active(p));
             }
         }
+        let pending: Vec<String> = pods.iter().map(pod_key).collect();
+        self.unschedulable.retain(|k, _| pending.contains(k));
         for pod in pods {
             if !meta::str_at(&pod, &["spec", "nodeName"]).is_empty() || !is_active(&pod) {
                 continue;
             }
-            // TaintToleration: a node's NoSchedule/NoExecute taints must be tolerated.
-            let fits = |node: &str| {
-                nodes
-                    .iter()
-                    .find(|n| meta::name(n) == node)
-                    .is_some_and(|n| untolerated_taints(n, &pod, &["NoSchedule", "NoExecute"]) == 0)
-            };
+            let key = pod_key(&pod);
+            if self
+                .unschedulable
+                .get(&key)
+                .is_some_and(|(next, _)| world.now() < *next)
+            {
+                continue;
+            }
+            // The filters: NodeUnschedulable, then TaintToleration; a node that fails says why.
+            let verdicts: Vec<(String, Option<String>)> = nodes
+                .iter()
+                .map(|n| (meta::name(n).to_string(), unfit_reason(n, &pod)))
+                .collect();
+            let fits = |node: &str| verdicts.iter().any(|(n, why)| n == node && why.is_none());
             let Some(least) = load.iter().filter(|(k, _)| fits(k)).map(|(_, n)| *n).min() else {
+                self.failed_scheduling(api, world, &pod, &verdicts)?;
                 continue;
             };
+            self.unschedulable.remove(&key);
             let best: Vec<String> = load
                 .iter()
                 .filter(|(k, n)| **n == least && fits(k))
@@ -676,6 +687,68 @@ impl Controllers {
             }
         }
         Ok(())
+    }
+
+    /// No node fits: the pod stays Pending with PodScheduled=False/Unschedulable and a
+    /// FailedScheduling event saying why each node did not fit, tried again after a backoff
+    /// (1 s doubling to 10 s, the scheduler's podInitialBackoff and podMaxBackoff).
+    fn failed_scheduling(
+        &mut self,
+        api: &mut ApiServer,
+        world: &mut Cluster,
+        pod: &Value,
+        verdicts: &[(String, Option<String>)],
+    ) -> Tick {
+        let now = world.now();
+        let key = pod_key(pod);
+        let backoff = self
+            .unschedulable
+            .get(&key)
+            .map_or(1_000, |(_, b)| (b * 2).min(10_000));
+        self.unschedulable.insert(key, (now + backoff, backoff));
+        let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+        for why in verdicts.iter().filter_map(|(_, w)| w.as_deref()) {
+            *reasons.entry(why).or_default() += 1;
+        }
+        let total = verdicts.len();
+        let listed: Vec<String> = reasons
+            .iter()
+            .map(|(why, n)| format!("{n} {why}"))
+            .collect();
+        let message = format!(
+            "0/{total} nodes are available: {}. preemption: 0/{total} nodes are available: {total} Preemption is not helpful for scheduling.",
+            listed.join(", ")
+        );
+        let (ns, name) = (
+            meta::namespace(pod).to_string(),
+            meta::name(pod).to_string(),
+        );
+        let condition = json!([{"type": "PodScheduled", "status": "False", "lastProbeTime": null,
+            "lastTransitionTime": meta::timestamp(now), "reason": "Unschedulable", "message": message}]);
+        soft(api.guaranteed_update(world, &PODS, &ns, &name, |cur| {
+            let mut new = cur.clone();
+            let status = meta::obj_mut(&mut new, &["status"]);
+            let same = status
+                .get("conditions")
+                .and_then(|c| c.get(0))
+                .is_some_and(|c| c.get("message") == condition[0].get("message"));
+            if !same {
+                status.insert("conditions".into(), condition.clone());
+            }
+            Ok(new)
+        }))?;
+        soft(
+            event(
+                api,
+                world,
+                pod,
+                "Warning",
+                "FailedScheduling",
+                &message,
+                "default-scheduler",
+            )
+            .map(|_| json!(null)),
+        )
     }
 
     // ----- ReplicaSet controller --------------------------------------------------------
@@ -1297,20 +1370,28 @@ impl Controllers {
     }
 }
 
-/// How many of the node's taints with one of `effects` the pod does not tolerate.
-fn untolerated_taints(node: &Value, pod: &Value, effects: &[&str]) -> usize {
+/// Why the scheduler's filters reject `node` for `pod` (as its FailedScheduling message words
+/// it), or None when the pod fits: a cordoned node, then a NoSchedule/NoExecute taint the pod
+/// does not tolerate.
+fn unfit_reason(node: &Value, pod: &Value) -> Option<String> {
+    if meta::at(node, &["spec", "unschedulable"]).and_then(Value::as_bool) == Some(true) {
+        return Some("node(s) were unschedulable".into());
+    }
     let tolerations = meta::at(pod, &["spec", "tolerations"])
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
     meta::at(node, &["spec", "taints"])
-        .and_then(Value::as_array)
-        .map_or(0, |taints| {
-            taints
-                .iter()
-                .filter(|t| effects.contains(&meta::str_at(t, &["effect"])))
-                .filter(|t| !tolerations.iter().any(|tol| tolerates(tol, t)))
-                .count()
+        .and_then(Value::as_array)?
+        .iter()
+        .filter(|t| matches!(meta::str_at(t, &["effect"]), "NoSchedule" | "NoExecute"))
+        .find(|t| !tolerations.iter().any(|tol| tolerates(tol, t)))
+        .map(|t| {
+            format!(
+                "node(s) had untolerated taint {{{}: {}}}",
+                meta::str_at(t, &["key"]),
+                meta::str_at(t, &["value"])
+            )
         })
 }
 
