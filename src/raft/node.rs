@@ -633,6 +633,9 @@ impl Raft {
         if let Some(last) = rd.committed_entries.last() {
             self.log.applied = self.log.applied.max(last.index);
         }
+        if rd.hard_state.is_some() && matches!(self.role, Role::Candidate { .. }) {
+            self.poll();
+        }
         // The leader counts its own copy only once it is on disk.
         let stable = self.log.stable_index;
         let id = self.id;
@@ -819,6 +822,11 @@ impl Raft {
                 self.campaign(false, false);
                 true
             }
+            // Our own vote counts once it is on disk (etcd-io/raft delivers the self-vote
+            // after the append); with other voters their grants come later anyway, but a
+            // lone voter would otherwise lead a term it could forget in a crash and lead again
+            // with other entries. `advance` polls again once the hard state is persisted.
+            VoteResult::Won if self.hard_state() != self.persisted_hard_state => false,
             VoteResult::Won => {
                 self.become_leader();
                 self.bcast_append();
@@ -1509,5 +1517,53 @@ impl Raft {
 
     fn send(&mut self, m: Message) {
         self.msgs.push(m);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The driver's side of the Ready contract, all at once: persist, (drop) messages, apply.
+    fn persist(node: &mut Raft) {
+        while node.has_ready() {
+            let rd = node.ready();
+            node.advance(&rd);
+        }
+    }
+
+    /// §5.2, Figure 2: a candidate's own vote counts once its term and vote are on disk (as
+    /// etcd-io/raft delivers the self-vote only after the append). A lone voter that led
+    /// before persisting its term could crash, restart in the old term and lead the same term
+    /// again with other entries at the same indexes (seed 112 of tests/sim_random.rs, after
+    /// the membership changes left one voter).
+    #[test]
+    fn a_lone_voter_leads_only_once_its_vote_is_durable() {
+        let mut node = Raft::new(Config::new(MemberId(1), vec![MemberId(1)]), Rng::new(1));
+        persist(&mut node);
+        node.force_timeout();
+        assert_eq!(node.role_name(), RoleName::Candidate);
+        assert_eq!(node.term, 2);
+        let rd = node.ready();
+        assert_eq!(
+            rd.hard_state,
+            Some(HardState {
+                term: 2,
+                vote: Some(MemberId(1))
+            })
+        );
+        assert_eq!(
+            node.role_name(),
+            RoleName::Candidate,
+            "vote not durable yet"
+        );
+        node.advance(&rd);
+        assert!(node.is_leader(), "the durable self-vote wins");
+        persist(&mut node);
+        assert_eq!(
+            node.log.committed,
+            node.log.last_index(),
+            "its noop commits"
+        );
     }
 }
