@@ -407,9 +407,22 @@ impl Raft {
         matches!(self.role, Role::Leader(_))
     }
 
-    /// A voter of the current configuration (learners and removed members never campaign).
+    /// A voter of the current configuration (learners and removed members never campaign),
+    /// or a voter that the latest configuration entry removes while that entry is not known
+    /// to be committed. Such a member must still be able to campaign (counting votes in the
+    /// new configuration, itself excluded): when a leader loses its quorum right after
+    /// appending its own removal, the others still have the old configuration and may need
+    /// its vote, which it refuses them if its log is longer (§5.4.1); without its candidacy
+    /// no one could ever win. LogCabin's `startNewElection` has the same rule.
     pub fn promotable(&self) -> bool {
-        self.voters.contains(self.id)
+        if self.voters.contains(self.id) {
+            return true;
+        }
+        let pending = self.conf_index > self.log.committed;
+        pending && {
+            let before = self.conf_at(self.conf_index - 1);
+            before.voters.contains(&self.id) || before.voters_outgoing.contains(&self.id)
+        }
     }
 
     pub fn leader_state(&self) -> Option<&LeaderState> {
