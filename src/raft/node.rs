@@ -1098,7 +1098,11 @@ impl Raft {
     }
 
     /// Proposes a membership change (leader only). One at a time: refused while an earlier
-    /// configuration entry is uncommitted.
+    /// configuration entry is uncommitted, and until this leader has committed an entry of
+    /// its own term. A new leader's log may lack a change another member appended in an
+    /// earlier term; only once its own entry is on a quorum can no such member win an
+    /// election any more (Ongaro's single-server change bug, 2015; etcd-io/raft's
+    /// `pendingConfIndex` starts at the new leader's last index for the same reason).
     pub fn propose_conf_change(&mut self, cc: ConfChange) -> Result<(), ProposeError> {
         let Role::Leader(state) = &self.role else {
             return Err(ProposeError::ProposalDropped);
@@ -1106,7 +1110,7 @@ impl Raft {
         if state.transferee.is_some() {
             return Err(ProposeError::ProposalDropped);
         }
-        if self.last_conf_index() > self.log.committed {
+        if self.last_conf_index() > self.log.committed || !self.committed_in_term() {
             return Err(ProposeError::ConfChangePending);
         }
         self.conf.apply(&cc).map_err(ProposeError::BadConfChange)?;
