@@ -203,7 +203,8 @@ pub struct Member {
     pub snapshot_count: u64,
     /// This member applied a configuration without itself and shut down for good.
     pub removed: bool,
-    /// It has applied a configuration that includes it.
+    /// This incarnation has applied (or restored from its snapshot) a configuration that
+    /// includes it. Volatile: a restart replays configurations from before it joined.
     joined: bool,
     /// Encoded proposals waiting for a leader (etcd's Propose blocks until there is one).
     pending: Vec<Vec<u8>>,
@@ -554,18 +555,30 @@ impl Member {
         if applied_conf {
             self.sync_members_bucket();
         }
+        // Each configuration applied now, in order: one that leaves this member out after one
+        // that had it in means it was removed (ids are never reused). Checked one by one, as a
+        // replay may apply the configurations before it joined and its removal at once.
+        let mut confs: Vec<bool> = rd
+            .snapshot
+            .iter()
+            .map(|snap| snap.conf.contains(self.id))
+            .collect();
         if let Some(node) = self.node.as_ref() {
-            if applied_conf || rd.snapshot.is_some() {
-                let in_conf = node.conf_at(node.log.applied).contains(self.id);
-                if in_conf {
-                    self.joined = true;
-                } else if self.joined {
-                    // etcd: "the member has been permanently removed from the cluster".
-                    ctx.note("removed from the cluster: shutting down".into());
-                    self.shut_down_removed();
-                    return;
-                }
+            let entries = rd.committed_entries.iter();
+            let conf_entries = entries.filter(|e| e.kind == EntryKind::Config);
+            confs.extend(conf_entries.map(|e| node.conf_at(e.index).contains(self.id)));
+        }
+        for in_conf in confs {
+            if in_conf {
+                self.joined = true;
+            } else if self.joined {
+                // etcd: "the member has been permanently removed from the cluster".
+                ctx.note("removed from the cluster: shutting down".into());
+                self.shut_down_removed();
+                return;
             }
+        }
+        if let Some(node) = self.node.as_ref() {
             if node.log.applied.saturating_sub(node.log.snapshot_index) >= self.snapshot_count {
                 self.snapshot_now();
             }
@@ -690,6 +703,7 @@ impl Process for Member {
         let rng = self.rng.split();
         self.node = Some(self.durable.restart(self.config.clone(), rng));
         self.applied.clear();
+        self.joined = self.durable.snapshot_conf.contains(self.id);
         self.published_at = None;
         self.version_proposed_at = None;
         self.lease_primary = false;
@@ -702,5 +716,91 @@ impl Process for Member {
 
     fn is_running(&self) -> bool {
         self.node.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::raft::{Body, ConfChange, ConfChangeOp, Entry};
+
+    fn ctx() -> Ctx<Message> {
+        Ctx {
+            now: 0,
+            outbox: Vec::new(),
+            wakeups: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn add_voter(index: Index, term: Term, id: u64) -> Entry {
+        Entry {
+            index,
+            term,
+            kind: EntryKind::Config,
+            data: ConfChange::single(ConfChangeOp::AddVoter, MemberId(id)).encode(),
+        }
+    }
+
+    fn append(entries: Vec<Entry>, prev: (Index, Term), commit: Index) -> Message {
+        Message {
+            from: MemberId(1),
+            to: MemberId(4),
+            term: 2,
+            body: Body::Append {
+                prev_index: prev.0,
+                prev_term: prev.1,
+                heartbeat: entries.is_empty(),
+                entries,
+                commit,
+                read_ctx: 0,
+            },
+        }
+    }
+
+    /// A member added later replays, after a restart, configurations from before it joined:
+    /// they do not include it, yet it was not removed. (Seed 2938 of tests/sim_random.rs: a
+    /// restarted leader, knowing a small commit index, let a restarted m6 apply up to 4.)
+    #[test]
+    fn a_restarted_member_replaying_configurations_from_before_it_joined_stays_up() {
+        let config = Config::new(MemberId(4), Vec::new());
+        let mut m4 = Member::new(config, Rng::new(4));
+        let log = vec![
+            add_voter(1, 1, 1),
+            add_voter(2, 1, 2),
+            add_voter(3, 1, 3),
+            add_voter(4, 2, 4),
+        ];
+        m4.receive(append(log, (0, 0), 4), &mut ctx());
+        assert!(m4.is_running() && m4.joined);
+        m4.crash();
+        m4.restart(&mut ctx());
+        // The leader knows only index 1 committed (it restarted too): m4 applies `+m1` alone.
+        m4.receive(append(Vec::new(), (4, 2), 1), &mut ctx());
+        assert_eq!(m4.node().map(|n| n.log.applied), Some(1));
+        assert!(m4.is_running() && !m4.removed, "m4 shut down as if removed");
+        m4.receive(append(Vec::new(), (4, 2), 4), &mut ctx());
+        assert!(m4.joined);
+    }
+
+    #[test]
+    fn a_member_shuts_down_when_it_applies_its_own_removal() {
+        let config = Config::new(MemberId(4), Vec::new());
+        let mut m4 = Member::new(config, Rng::new(4));
+        let remove = Entry {
+            index: 5,
+            term: 2,
+            kind: EntryKind::Config,
+            data: ConfChange::single(ConfChangeOp::Remove, MemberId(4)).encode(),
+        };
+        let log = vec![
+            add_voter(1, 1, 1),
+            add_voter(2, 1, 2),
+            add_voter(3, 1, 3),
+            add_voter(4, 2, 4),
+            remove,
+        ];
+        m4.receive(append(log, (0, 0), 5), &mut ctx());
+        assert!(m4.removed && !m4.is_running());
     }
 }
