@@ -4,9 +4,12 @@
 //!
 //! Each seed runs a *safety phase* (random crashes and restarts, pauses, partitions of any
 //! shape including one-way cuts, lossy links, held-back and dropped messages, forced
-//! elections, leadership transfers, slow disks, proposals through random members), then a
-//! *liveness phase*: heal the network, set loss to 0, restart and resume everyone; a leader
-//! must then commit a new proposal within 20 s of virtual time.
+//! elections, leadership transfers, slow disks, proposals through random members, members
+//! added as voters or learners, learners promoted, members removed, snapshots taken by hand
+//! and, for some seeds, automatically every few entries, so that lagging and new members
+//! catch up through InstallSnapshot), then a *liveness phase*: heal the network, set loss to
+//! 0, restart and resume every member that was not removed; a leader must then commit a new
+//! proposal within 20 s of virtual time.
 //!
 //! ```text
 //! cargo test --test sim_random                                   # 2,000 seeds
@@ -43,6 +46,8 @@ struct Knobs {
     fsync_ms: Vec<Millis>,
     safety_ms: Millis,
     mean_fault_gap_ms: Millis,
+    /// Applied entries between automatic snapshots (None: etcd's default, never here).
+    snapshot_count: Option<u64>,
 }
 
 impl Knobs {
@@ -80,6 +85,7 @@ impl Knobs {
             fsync_ms,
             safety_ms: rng.range(5_000, 25_000),
             mean_fault_gap_ms: rng.range(20, 400),
+            snapshot_count: rng.chance(0.5).then(|| rng.range(5, 51)),
         }
     }
 
@@ -90,7 +96,11 @@ impl Knobs {
         config.net.jitter_ms = self.jitter_ms;
         config.net.loss = self.loss;
         config.net.duplicate = self.duplicate;
-        config.build()
+        let mut cluster = config.build();
+        if let Some(count) = self.snapshot_count {
+            cluster.set_snapshot_count(count);
+        }
+        cluster
     }
 
     /// Slow disks, from 300 ms on: a member killed before its first fsync would lose its
@@ -122,6 +132,7 @@ struct Outcome {
     trace_hash: u64,
     trace_len: u64,
     events: u64,
+    tally: Tally,
     /// The last trace lines, when recorded.
     trace_tail: Vec<String>,
 }
@@ -221,8 +232,110 @@ impl Run {
     }
 }
 
-/// One random fault (or client action), applied to the world now.
-fn inject_fault(cluster: &mut Cluster, rng: &mut Rng, proposal: &mut u64) {
+/// How many membership and snapshot actions took effect (coverage, printed per shard).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Tally {
+    added: u64,
+    promoted: u64,
+    removals: u64,
+    snapshots: u64,
+}
+
+impl std::ops::AddAssign for Tally {
+    fn add_assign(&mut self, o: Tally) {
+        self.added += o.added;
+        self.promoted += o.promoted;
+        self.removals += o.removals;
+        self.snapshots += o.snapshots;
+    }
+}
+
+/// One random fault (or client action), applied to the world now: 13% change membership
+/// or take a snapshot, the other 87% are the classic faults in their old proportions.
+/// Membership changes go through `Cluster::leader` (as `etcdctl member ...` does); none of
+/// these calls advances the world, so every event still goes through the checkers.
+fn inject_fault(
+    cluster: &mut Cluster,
+    rng: &mut Rng,
+    knobs: &Knobs,
+    proposal: &mut u64,
+    tally: &mut Tally,
+) {
+    match rng.range(0, 100) {
+        0..=3 => tally.added += u64::from(add_member(cluster, rng, knobs)),
+        4..=5 => tally.promoted += u64::from(promote_learner(cluster, rng)),
+        6..=9 => tally.removals += u64::from(remove_member(cluster, rng)),
+        10..=12 => {
+            let c: &Cluster = cluster;
+            let up: Vec<MemberId> = c
+                .member_ids()
+                .into_iter()
+                .filter(|m| c.is_running(*m) && !c.is_paused(*m))
+                .collect();
+            if let Some(m) = rng.pick(&up) {
+                tally.snapshots += u64::from(cluster.snapshot(*m).is_ok());
+            }
+        }
+        _ => inject_classic_fault(cluster, rng, proposal),
+    }
+}
+
+/// The leader a membership change is proposed through, if it is up: a paused process
+/// cannot take a request (`Cluster::propose_conf` would otherwise drive it while paused).
+fn active_leader(cluster: &Cluster) -> Option<MemberId> {
+    cluster.leader().filter(|l| !cluster.is_paused(*l))
+}
+
+/// A new member, voter or learner (`Cluster::add_member` proposes it and starts it).
+fn add_member(cluster: &mut Cluster, rng: &mut Rng, knobs: &Knobs) -> bool {
+    let learner = rng.chance(0.5);
+    if active_leader(cluster).is_none() {
+        return false;
+    }
+    let Ok(id) = cluster.add_member(learner) else {
+        return false;
+    };
+    if let Some(count) = knobs.snapshot_count {
+        // The knob is per member (etcd's --snapshot-count); the new one gets it too.
+        cluster.with_process(id, |m, _| m.snapshot_count = count);
+    }
+    true
+}
+
+/// A learner of the leader's configuration becomes a voter.
+fn promote_learner(cluster: &mut Cluster, rng: &mut Rng) -> bool {
+    let Some(leader) = active_leader(cluster) else {
+        return false;
+    };
+    let learners: Vec<MemberId> = cluster
+        .node(leader)
+        .map_or_else(Vec::new, |n| n.conf.learners.iter().copied().collect());
+    rng.pick(&learners)
+        .is_some_and(|m| cluster.promote(*m).is_ok())
+}
+
+/// Any member of the leader's configuration (the leader included) but its last voter. Only
+/// the proposal: `Cluster::remove_member` would run the world without checks while it waits.
+/// The removed member shuts itself down if it applies its removal; usually it never learns
+/// of it (the leader stops replicating to it once the entry is appended), and stays as a
+/// removed server that may time out and campaign (thesis §4.2.3), which the others ignore.
+fn remove_member(cluster: &mut Cluster, rng: &mut Rng) -> bool {
+    let Some(leader) = active_leader(cluster).and_then(|l| cluster.node(l)) else {
+        return false;
+    };
+    let conf = &leader.conf;
+    let removable: Vec<MemberId> = conf
+        .members()
+        .into_iter()
+        .filter(|m| conf.voters.len() > 1 || !conf.voters.contains(m))
+        .collect();
+    rng.pick(&removable)
+        .copied()
+        .is_some_and(|m| cluster.propose_remove(m).is_ok())
+}
+
+/// The faults and client actions of a fixed membership.
+fn inject_classic_fault(cluster: &mut Cluster, rng: &mut Rng, proposal: &mut u64) {
     let ids = cluster.member_ids();
     let pick = |rng: &mut Rng, pred: &dyn Fn(MemberId) -> bool| -> Option<MemberId> {
         let fit: Vec<MemberId> = ids.iter().copied().filter(|m| pred(*m)).collect();
@@ -350,6 +463,7 @@ fn run_seed(seed: u64, trace: bool) -> Result<Outcome, Failure> {
 
     // Safety phase: faults at random moments, invariants after every event.
     let mut proposal = 0;
+    let mut tally = Tally::default();
     let end = knobs.safety_ms;
     loop {
         let gap = faults.range(1, 2 * knobs.mean_fault_gap_ms);
@@ -359,16 +473,36 @@ fn run_seed(seed: u64, trace: bool) -> Result<Outcome, Failure> {
             break;
         }
         run.run_until(at)?;
-        inject_fault(&mut run.cluster, &mut faults, &mut proposal);
+        inject_fault(
+            &mut run.cluster,
+            &mut faults,
+            &knobs,
+            &mut proposal,
+            &mut tally,
+        );
         run.check()?;
     }
 
     // Liveness phase: everything healed; a leader must commit a new proposal in time.
+    // Membership changes keep this a fair demand. Every member not shut down as removed runs,
+    // so every voter of the latest committed configuration, and of any appended after it, is
+    // up (a member's process starts when its addition is proposed, and stops for good only
+    // when it applies its own committed removal; ids are never reused).
+    // A member added by an entry that was later lost is in no configuration and idle. A
+    // removed member that never learned it may campaign, but cannot win against a committed
+    // removal it lacks (a majority of the new configuration holds a longer log), and the
+    // others ignore it while they follow a leader (check-quorum). A voter whose removal is
+    // in its own log still campaigns until it knows the entry committed (`Raft::promotable`),
+    // so an interrupted self-removal cannot leave the rest without a vote to win; if it wins,
+    // it commits its removal, steps down and shuts down.
     let cluster = &mut run.cluster;
     cluster.net.heal();
     cluster.net.config.loss = 0.0;
-    cluster.trace("liveness: heal, loss 0, restart and resume everyone".into());
+    cluster.trace("liveness: heal, loss 0, restart and resume every member not removed".into());
     for id in cluster.member_ids() {
+        if cluster.is_removed(id) {
+            continue;
+        }
         if !cluster.is_running(id) {
             let _ = cluster.restart(id);
         } else if cluster.is_paused(id) {
@@ -409,6 +543,7 @@ fn run_seed(seed: u64, trace: bool) -> Result<Outcome, Failure> {
         trace_hash: run.cluster.trace_hash(),
         trace_len: run.cluster.trace_len(),
         events: run.events,
+        tally,
         trace_tail: lines[lines.len().saturating_sub(trace_tail_len())..].to_vec(),
     })
 }
@@ -459,18 +594,27 @@ fn shard(index: u64) {
     );
     let mut failures = Vec::new();
     let mut events = 0;
+    let mut tally = Tally::default();
     let verbose = env_u64("RAFTLAB_VERBOSE").is_some_and(|v| v > 0);
     for seed in seeds {
         if verbose {
             println!("seed {seed}");
         }
         match run_seed(seed, false) {
-            Ok(outcome) => events += outcome.events,
+            Ok(outcome) => {
+                events += outcome.events;
+                tally += outcome.tally;
+            }
             Err(failure) => failures.push(failure),
         }
     }
     println!(
-        "shard {index}: {events} events checked, {} failures",
+        "shard {index}: {events} events checked ({} members added, {} learners promoted, {} \
+         removals proposed, {} snapshots taken by hand), {} failures",
+        tally.added,
+        tally.promoted,
+        tally.removals,
+        tally.snapshots,
         failures.len()
     );
     if !failures.is_empty() {

@@ -371,11 +371,7 @@ impl Sim<Member> {
     /// for good (etcd's peers answer a removed member "the member has been permanently
     /// removed from the cluster", and it stops).
     pub fn remove_member(&mut self, id: MemberId) -> Result<(), SimError> {
-        self.member(&id.to_string())?;
-        if self.is_removed(id) {
-            return Err(SimError::Refused(format!("{id} was already removed")));
-        }
-        self.propose_conf(ConfChange::single(ConfChangeOp::Remove, id))?;
+        self.propose_remove(id)?;
         let applied = self.run_until_cond(REQUEST_TIMEOUT_MS, |c| {
             c.processes().any(|(_, m)| {
                 m.node()
@@ -391,6 +387,17 @@ impl Sim<Member> {
         self.with_process(id, |m, _| m.shut_down_removed());
         self.trace(format!("{id} removed from the cluster"));
         Ok(())
+    }
+
+    /// Proposes removing a member and returns at once, without advancing the world: the
+    /// removed member shuts itself down when it applies its removal (see `Member::finish`).
+    /// `remove_member` is this plus the wait `etcdctl member remove` does.
+    pub fn propose_remove(&mut self, id: MemberId) -> Result<(), SimError> {
+        self.member(&id.to_string())?;
+        if self.is_removed(id) {
+            return Err(SimError::Refused(format!("{id} was already removed")));
+        }
+        self.propose_conf(ConfChange::single(ConfChangeOp::Remove, id))
     }
 
     /// Proposes turning a learner into a voter.
