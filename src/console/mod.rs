@@ -7,6 +7,7 @@ mod pipe;
 pub mod script;
 
 use crate::base::{format_duration, parse_duration, MemberId, Millis};
+use crate::check::Monitor;
 use crate::etcd::{Cluster, ClusterConfig};
 use crate::sim::SimError;
 use std::collections::BTreeMap;
@@ -59,6 +60,7 @@ struct Checkpoint {
     world: Cluster,
     kube: Option<crate::kube::ControlPlane>,
     files: BTreeMap<String, Vec<u8>>,
+    monitor: Option<Monitor>,
     history_len: usize,
 }
 
@@ -84,6 +86,9 @@ pub struct Session {
     pub files: BTreeMap<String, Vec<u8>>,
     // kube: the mock Kubernetes control plane, once `kube up` started it.
     pub kube: Option<crate::kube::ControlPlane>,
+    /// The invariant checkers, when watched (the page): checkpointed with the world, so a
+    /// rewind keeps what they saw before the moment it goes back to.
+    monitor: Option<Monitor>,
 }
 
 impl Session {
@@ -93,6 +98,7 @@ impl Session {
             world: world.clone(),
             kube: None,
             files: BTreeMap::new(),
+            monitor: None,
             history_len: 0,
         };
         Session {
@@ -105,6 +111,30 @@ impl Session {
             command_start: (0, 0),
             files: BTreeMap::new(),
             kube: None, // kube:
+            monitor: None,
+        }
+    }
+
+    /// Starts watching the invariants (from the first checkpoint on, so that every rewind
+    /// finds checkers): the page's monitor.
+    pub fn watch_invariants(&mut self) {
+        let mut monitor = Monitor::new();
+        monitor.observe(&self.world);
+        for c in &mut self.checkpoints {
+            c.monitor.get_or_insert_with(Monitor::new);
+        }
+        self.monitor = Some(monitor);
+    }
+
+    /// The invariant checkers, if watched.
+    pub fn monitor(&self) -> Option<&Monitor> {
+        self.monitor.as_ref()
+    }
+
+    /// Lets the checkers look at the world as it is now.
+    pub fn observe(&mut self) {
+        if let Some(m) = &mut self.monitor {
+            m.observe(&self.world);
         }
     }
 
@@ -174,9 +204,11 @@ impl Session {
                 break;
             }
             self.advance_until(next_checkpoint);
+            self.observe();
             self.checkpoint();
         }
         self.advance_until(target);
+        self.observe();
     }
 
     // kube: the control plane, when up, acts as virtual time passes.
@@ -197,6 +229,7 @@ impl Session {
             world: self.world.clone(),
             kube: self.kube.clone(),
             files: self.files.clone(),
+            monitor: self.monitor.clone(),
             history_len: self.history.len(),
         });
         if self.checkpoints.len() > MAX_CHECKPOINTS {
@@ -231,6 +264,9 @@ impl Session {
         self.world = checkpoint.world;
         self.kube = checkpoint.kube;
         self.files = checkpoint.files;
+        if self.monitor.is_some() {
+            self.monitor = checkpoint.monitor;
+        }
         let replay: Vec<HistoryEntry> = self.history[checkpoint.history_len..]
             .iter()
             .take_while(|e| e.time_ms < t)
@@ -246,10 +282,13 @@ impl Session {
                 self.world.run_to_steps(entry.steps);
             }
             self.world.set_now(entry.time_ms);
+            self.observe();
             self.execute(&entry.line, entry.stdin.as_deref());
+            self.observe();
         }
         self.replaying = false;
         self.advance_until(t);
+        self.observe();
         Ok(())
     }
 
@@ -1210,5 +1249,56 @@ mod tests {
         run_script(&mut b, &script, false);
         assert_eq!(a.world.status(), b.world.status(), "{script}");
         assert_eq!(a.world.trace_hash(), b.world.trace_hash());
+    }
+
+    /// The page's invariant monitor lives in the session and is checkpointed with the world:
+    /// going back to after a violation keeps it; going back to before it forgets it; running
+    /// on from there sees it again, at the same moment.
+    #[test]
+    fn a_rewind_keeps_what_the_monitor_saw_before_it() {
+        let mut config = ClusterConfig::new(3, 4);
+        config.pre_vote = false;
+        let mut s = Session::new(config);
+        s.watch_invariants();
+        // As the page runs: a command, then frames of virtual time, each observed.
+        let frames = |s: &mut Session, ms: Millis| {
+            for _ in 0..ms / 16 {
+                s.run_for(16);
+            }
+        };
+        frames(&mut s, 2_000);
+        s.execute("isolate m3", None);
+        frames(&mut s, 6_000);
+        s.execute("heal", None);
+        frames(&mut s, 4_000);
+        let seen = s.monitor().unwrap().violations().to_vec();
+        let first = seen
+            .first()
+            .expect("a rejoining member disrupts the leader")
+            .clone();
+        let end = s.world.now();
+        assert!(first.time_ms < end);
+
+        let mut later = s.clone();
+        later
+            .rewind_to(first.time_ms + (end - first.time_ms) / 2)
+            .unwrap();
+        assert_eq!(later.monitor().unwrap().violations().first(), Some(&first));
+
+        // The checker saw it at the first frame after it happened (frames are 16 ms).
+        let mut before = s.clone();
+        before.rewind_to(first.time_ms - 17).unwrap();
+        assert!(before.monitor().unwrap().violations().is_empty());
+        let rest = end - before.world.now();
+        frames(&mut before, rest);
+        assert_eq!(
+            before
+                .monitor()
+                .unwrap()
+                .violations()
+                .first()
+                .map(|v| v.property),
+            Some(first.property)
+        );
     }
 }

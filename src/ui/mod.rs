@@ -212,7 +212,7 @@ fn App() -> Html {
                                 Tab::Logs => logs::render(world, model.log_focus, lang, &d),
                                 Tab::SpaceTime => space_time(&model, world, lang, select_message.clone(), &d),
                                 Tab::Network => panels::network(world, lang, &d),
-                                Tab::Rules => panels::rules(&model.settings, &model.monitor.borrow(), lang, &d),
+                                Tab::Rules => panels::rules(&model.settings, session.monitor(), lang, &d),
                                 Tab::Share => panels::share(&session, &model.settings, lang, &d),
                                 Tab::Keys => panels::keys(world, model.kv_member, lang, &d),
                                 Tab::Kube => panels::kube(&session, model.follow, lang, &d),

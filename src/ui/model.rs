@@ -7,7 +7,7 @@ use super::i18n::Lang;
 use super::lamport::Recorder;
 use super::share::{Settings, Shared};
 use crate::base::Millis;
-use crate::check::{Monitor, Violation};
+use crate::check::Violation;
 use crate::console::{run_script, Session};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -68,7 +68,6 @@ pub struct Model {
     /// After a scrub back in time: the run as it was before, so the slider can still move
     /// forward into it while paused. Playing, stepping or a command drops it (a new branch).
     pub ahead: Option<Rc<Session>>,
-    pub monitor: Rc<RefCell<Monitor>>,
     pub recorder: Rc<RefCell<Recorder>>,
     pub transcript: Rc<RefCell<Vec<ConsoleEntry>>>,
     pub playing: bool,
@@ -131,7 +130,6 @@ impl Model {
         let model = Model {
             session: Rc::new(RefCell::new(session)),
             ahead: None,
-            monitor: Rc::new(RefCell::new(Monitor::new())),
             recorder: Rc::new(RefCell::new(Recorder::default())),
             transcript: Rc::new(RefCell::new(Vec::new())),
             playing: true,
@@ -163,13 +161,18 @@ impl Model {
     }
 
     pub fn violations(&self) -> Vec<Violation> {
-        self.monitor.borrow().violations().to_vec()
+        let session = self.session.borrow();
+        session
+            .monitor()
+            .map(|m| m.violations().to_vec())
+            .unwrap_or_default()
     }
 
-    /// Feeds the invariant monitor and the message recorder the world as it is now.
+    /// Feeds the invariant monitor (the session's) and the message recorder the world as it
+    /// is now.
     fn observe(&self) {
+        self.session.borrow_mut().observe();
         let session = self.session.borrow();
-        self.monitor.borrow_mut().observe(&session.world);
         self.recorder.borrow_mut().observe(&session.world);
     }
 
@@ -178,7 +181,6 @@ impl Model {
         self.settings = settings;
         self.session = Rc::new(RefCell::new(fresh_session(&self.settings, network_setup)));
         self.ahead = None;
-        self.monitor = Rc::new(RefCell::new(Monitor::new()));
         self.recorder = Rc::new(RefCell::new(Recorder::default()));
         self.selected_message = None;
         self.carry_ms = 0.0;
@@ -244,9 +246,6 @@ impl Model {
             self.ahead = None; // back at the end of the old run: nothing is ahead any more
         }
         self.session = Rc::new(RefCell::new(session));
-        // The checkers' memory of the future is wrong now: start them again from here.
-        // TODO(engine): a Monitor checkpointed with the world would keep their history.
-        self.monitor = Rc::new(RefCell::new(Monitor::new()));
         self.recorder.borrow_mut().forget_after(t);
         self.selected_message = None;
         self.observe();
@@ -278,6 +277,7 @@ impl Model {
 pub fn fresh_session(settings: &Settings, network_setup: bool) -> Session {
     let mut session = Session::new(settings.config());
     session.set_wire_log(super::lamport::WIRE_LOG);
+    session.watch_invariants();
     if network_setup {
         session.execute(UI_NETWORK_SETUP, None);
     }

@@ -232,7 +232,9 @@ const SWITCHES: [(Switch, &str, Text); 5] = [
     (Switch::ForgetVote, "forget-vote", Text::SwitchForgetVote),
 ];
 
-pub fn rules(settings: &Settings, monitor: &Monitor, lang: Lang, d: &Dispatch) -> Html {
+pub fn rules(settings: &Settings, monitor: Option<&Monitor>, lang: Lang, d: &Dispatch) -> Html {
+    let none = Monitor::new();
+    let monitor = monitor.unwrap_or(&none);
     let violations = monitor.violations();
     html! {
         <div class="rules" data-panel="rules">
