@@ -5,6 +5,7 @@
 pub mod etcdctl;
 mod pipe;
 pub mod script;
+mod shell;
 
 use crate::base::{format_duration, parse_duration, MemberId, Millis};
 use crate::check::Monitor;
@@ -61,6 +62,7 @@ struct Checkpoint {
     kube: Option<crate::kube::ControlPlane>,
     files: BTreeMap<String, Vec<u8>>,
     monitor: Option<Monitor>,
+    vars: BTreeMap<String, String>,
     history_len: usize,
 }
 
@@ -89,6 +91,11 @@ pub struct Session {
     /// The invariant checkers, when watched (the page): checkpointed with the world, so a
     /// rewind keeps what they saw before the moment it goes back to.
     monitor: Option<Monitor>,
+    /// Shell variables (`rev=$(…)`).
+    vars: BTreeMap<String, String>,
+    /// Running a command substitution: its command is part of the line recorded, not one of
+    /// its own.
+    substituting: bool,
 }
 
 impl Session {
@@ -99,6 +106,7 @@ impl Session {
             kube: None,
             files: BTreeMap::new(),
             monitor: None,
+            vars: BTreeMap::new(),
             history_len: 0,
         };
         Session {
@@ -112,6 +120,8 @@ impl Session {
             files: BTreeMap::new(),
             kube: None, // kube:
             monitor: None,
+            vars: BTreeMap::new(),
+            substituting: false,
         }
     }
 
@@ -172,7 +182,7 @@ impl Session {
     }
 
     fn record_with_stdin(&mut self, line: &str, stdin: Option<&str>) {
-        if self.replaying {
+        if self.replaying || self.substituting {
             return;
         }
         let (time_ms, steps) = self.command_start;
@@ -230,6 +240,7 @@ impl Session {
             kube: self.kube.clone(),
             files: self.files.clone(),
             monitor: self.monitor.clone(),
+            vars: self.vars.clone(),
             history_len: self.history.len(),
         });
         if self.checkpoints.len() > MAX_CHECKPOINTS {
@@ -264,6 +275,7 @@ impl Session {
         self.world = checkpoint.world;
         self.kube = checkpoint.kube;
         self.files = checkpoint.files;
+        self.vars = checkpoint.vars;
         if self.monitor.is_some() {
             self.monitor = checkpoint.monitor;
         }
@@ -296,13 +308,60 @@ impl Session {
     /// (`etcdctl get / --prefix --keys-only | wc -l`) runs its first command here and filters
     /// that command's output with the rest (`pipe`); it is recorded whole.
     pub fn execute(&mut self, line: &str, stdin: Option<&str>) -> Output {
+        // Shell variables and command substitutions first; the line is recorded as typed.
+        let start = (self.world.now(), self.world.steps());
+        let typed = line;
+        if let Some((name, value)) = shell::assignment(line.trim()) {
+            let value = match self.expand(value).map(|v| shlex::split(&v)) {
+                Ok(Some(words)) => words.join(" "),
+                Ok(None) => return Output::error("unterminated quote or trailing backslash"),
+                Err(e) => return Output::error(&e),
+            };
+            self.vars.insert(name.to_string(), value);
+            self.command_start = start;
+            self.record_with_stdin(typed, stdin);
+            return Output::default();
+        }
+        let expanded = match self.expand(line) {
+            Ok(l) => l,
+            Err(e) => return Output::error(&e),
+        };
+        let recorded = self.history.len();
+        let out = self.execute_pipeline(&expanded, stdin);
+        if expanded != typed && self.history.len() > recorded {
+            if let Some(entry) = self.history.last_mut() {
+                entry.line = typed.to_string();
+                (entry.time_ms, entry.steps) = start;
+            }
+        }
+        out
+    }
+
+    /// `$NAME`, `${NAME}` and `$(command)` in `line`, the commands run (not recorded: the
+    /// line that holds them is).
+    fn expand(&mut self, line: &str) -> Result<String, String> {
+        if !line.contains('$') {
+            return Ok(line.to_string());
+        }
+        let vars = self.vars.clone();
+        let was = std::mem::replace(&mut self.substituting, true);
+        let result = shell::expand(
+            line,
+            &|name| vars.get(name).cloned().unwrap_or_default(),
+            &mut |command| self.execute(command, None).stdout,
+        );
+        self.substituting = was;
+        result
+    }
+
+    fn execute_pipeline(&mut self, line: &str, stdin: Option<&str>) -> Output {
         // Only the tools pipe (the simulator's own `partition m1 | m2` uses the bar).
         let segments = pipe::split(line);
         let tool = |s: &&str| {
             let first = s.split_whitespace().next().unwrap_or("");
             matches!(
                 first,
-                "etcdctl" | "etcdutl" | "kubectl" | "timeout" | "status"
+                "etcdctl" | "etcdutl" | "kubectl" | "timeout" | "status" | "echo" | "date"
             )
         };
         let Some((first, filters)) = segments
@@ -386,6 +445,8 @@ impl Session {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let result = match verb.as_str() {
             "wait" => self.wait(&args),
+            "echo" => Ok(Output::ok(format!("{}\n", args.join(" ")))),
+            "date" => shell::date(&args, self.world.now()).map(Output::ok),
             "kube" => self.kube_verb(&args, line), // kube:
             "write" => self.write_file(&args, stdin, line),
             "status" => self.status(&args),
@@ -402,7 +463,7 @@ impl Session {
             "drop-message" | "delay-message" => self.message(verb, &args, line),
             "loss" => self.loss(&args, line),
             "drop" => self.drop_link(&args, line),
-            other => Err(format!("unknown command {other:?} (try: etcdctl, etcdutl, kubectl, kube, wait, status, kill, restart, pause, resume, timeout, transfer, partition, isolate, heal, latency, loss, drop, add-member, add-learner, remove-member, promote, snapshot, snapshot-count, fsync, drop-message, delay-message, write)")),
+            other => Err(format!("unknown command {other:?} (try: etcdctl, etcdutl, kubectl, kube, wait, status, kill, restart, pause, resume, timeout, transfer, partition, isolate, heal, latency, loss, drop, add-member, add-learner, remove-member, promote, snapshot, snapshot-count, fsync, drop-message, delay-message, write, echo, date)")),
         };
         result.unwrap_or_else(Output::error)
     }
@@ -1090,7 +1151,11 @@ mod tests {
             script.push_str(&line);
             script.push('\n');
         }
-        let parsed = script::parse(&script);
+        // A junk line that happens to read `name=value` is a shell assignment, not an error.
+        let parsed: Vec<_> = script::parse(&script)
+            .into_iter()
+            .filter(|l| shell::assignment(&l.text).is_none())
+            .collect();
         let run = run_script(&mut s_for_junk(), &script, true);
         assert_eq!(run.code, 1);
         let reported = run.stdout.matches("Error: line ").count();
@@ -1249,6 +1314,40 @@ mod tests {
         run_script(&mut b, &script, false);
         assert_eq!(a.world.status(), b.world.status(), "{script}");
         assert_eq!(a.world.trace_hash(), b.world.trace_hash());
+    }
+
+    /// A variable set from a command substitution is recorded as typed: the exported script
+    /// replays it (the substituted command runs again, at the same moment), and a rewind to
+    /// before it forgets the variable.
+    #[test]
+    fn variables_and_substitutions_replay_and_rewind() {
+        let mut s = Session::new(ClusterConfig::new(3, 1));
+        let script = "wait leader\netcdctl put k v\nwait 1s\nrev=$(etcdctl get k -w json | jq .header.revision)\nwait 1s\netcdctl get k --rev=\"$rev\" --print-value-only\n";
+        let run = run_script(&mut s, script, true);
+        assert_eq!(run.code, 0, "{}", run.stdout);
+        assert!(run.stdout.ends_with("v\n"), "{}", run.stdout);
+        let rev = s.vars.get("rev").cloned().unwrap();
+        assert!(rev.parse::<i64>().unwrap() > 1);
+        let exported = s.export_script();
+        assert!(
+            exported.contains("rev=$(etcdctl get k -w json | jq .header.revision)"),
+            "{exported}"
+        );
+        let mut again = Session::new(ClusterConfig::new(3, 1));
+        let rerun = run_script(&mut again, &exported, true);
+        assert_eq!(rerun.stdout, run.stdout);
+        assert_eq!(again.vars, s.vars);
+        let set_at = s
+            .history()
+            .iter()
+            .find(|h| h.line.starts_with("rev="))
+            .unwrap()
+            .time_ms;
+        s.rewind_to(set_at).unwrap();
+        assert!(
+            !s.vars.contains_key("rev"),
+            "set after the moment rewound to"
+        );
     }
 
     /// The page's invariant monitor lives in the session and is checkpointed with the world:

@@ -15,7 +15,16 @@ pub fn parse(text: &str) -> Vec<ScriptLine> {
     let mut out = Vec::new();
     let mut lines = text.lines().enumerate();
     while let Some((i, raw)) = lines.next() {
-        let line = raw.trim();
+        let mut joined = raw.trim().to_string();
+        // A line ending in a backslash goes on on the next one (the shell's continuation).
+        while joined.ends_with('\\') && !joined.ends_with("\\\\") && !joined.starts_with('#') {
+            joined.pop();
+            match lines.next() {
+                Some((_, next)) => joined.push_str(next.trim()),
+                None => break,
+            }
+        }
+        let line = joined.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }

@@ -10,9 +10,11 @@ use yew::prelude::*;
 pub const VERBS: &[&str] = &[
     "add-learner",
     "add-member",
+    "date",
     "delay-message",
     "drop",
     "drop-message",
+    "echo",
     "etcdctl",
     "fsync",
     "heal",
