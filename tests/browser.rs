@@ -141,6 +141,12 @@ fn console_history_completion_and_errors() {
             page.console("resume m2").await?;
             page.wait_attr(r#"[data-member="m2"]"#, "data-paused", "false")
                 .await?;
+            // A shell line as the articles type them: a variable from a pipeline, then used.
+            page.console("etcdctl put greeting hello").await?;
+            page.console("n=$(etcdctl get greeting --print-value-only | wc -c)")
+                .await?;
+            page.console("echo \"greeting has $n bytes\"").await?;
+            page.wait_console_output("greeting has 6 bytes").await?;
             let t0 = page.sim_time().await?.unwrap_or(0);
             page.wait_sim_time(t0 + 500).await?;
             page.screenshot("console-1280x720").await?;
