@@ -120,24 +120,39 @@ pub struct InFlight {
 }
 
 /// One message's fate on the wire, as the network decided it (the space-time diagram's
-/// exact record): sent, and delivered at `arrive_ms`, or lost (`arrive_ms` None). A held-back
-/// or dropped message gets a later record with the same id.
+/// exact record): sent, and delivered at `message.arrive_ms`, or lost. A held-back or
+/// dropped message gets a later record with the same id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Wire {
     pub seq: u64,
     /// When the network decided (the send, or a later hold-back or drop).
     pub at_ms: Millis,
-    pub id: u64,
-    pub sent_ms: Millis,
-    pub arrive_ms: Option<Millis>,
-    /// Why it was lost (`loss`, `partition`, `dropped by hand`...).
+    /// Why it was lost (`loss`, `partition`, `dropped by hand`...); None: it arrives at
+    /// `message.arrive_ms`.
     pub lost: Option<String>,
-    pub from: MemberId,
-    pub to: MemberId,
-    pub kind: &'static str,
-    pub term: u64,
-    pub entries: usize,
-    pub describe: String,
+    pub message: InFlight,
+}
+
+impl InFlight {
+    fn of<M: Envelope>(
+        id: u64,
+        sent_ms: Millis,
+        arrive_ms: Millis,
+        msg: &M,
+        describe: String,
+    ) -> InFlight {
+        InFlight {
+            id,
+            sent_ms,
+            arrive_ms,
+            from: msg.from(),
+            to: msg.to(),
+            kind: msg.kind(),
+            term: msg.term(),
+            entries: msg.entry_count(),
+            describe,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -536,19 +551,12 @@ impl<P: Process> Sim<P> {
             return;
         }
         self.wire_seq += 1;
+        let arrive_ms = arrive_ms.unwrap_or(sent_ms);
         self.wire.push_back(Wire {
             seq: self.wire_seq,
             at_ms: self.now,
-            id,
-            sent_ms,
-            arrive_ms,
             lost,
-            from: msg.from(),
-            to: msg.to(),
-            kind: msg.kind(),
-            term: msg.term(),
-            entries: msg.entry_count(),
-            describe: describe.to_string(),
+            message: InFlight::of(id, sent_ms, arrive_ms, msg, describe.to_string()),
         });
         if self.wire.len() > self.wire_keep {
             self.wire.pop_front();
@@ -713,17 +721,9 @@ impl<P: Process> Sim<P> {
         self.queue
             .iter()
             .filter_map(|((arrive_ms, _), e)| match e {
-                Event::Deliver { id, sent_ms, msg } => Some(InFlight {
-                    id: *id,
-                    sent_ms: *sent_ms,
-                    arrive_ms: *arrive_ms,
-                    from: msg.from(),
-                    to: msg.to(),
-                    kind: msg.kind(),
-                    term: msg.term(),
-                    entries: msg.entry_count(),
-                    describe: msg.describe(),
-                }),
+                Event::Deliver { id, sent_ms, msg } => {
+                    Some(InFlight::of(*id, *sent_ms, *arrive_ms, msg, msg.describe()))
+                }
                 _ => None,
             })
             .collect()

@@ -267,7 +267,7 @@ fn the_wire_log_records_every_fate_and_changes_nothing() {
     );
     assert_eq!(plain.wire_since(0).count(), 0, "off by default");
     let records: Vec<&Wire> = logged.wire_since(0).collect();
-    let lost: Vec<&&Wire> = records.iter().filter(|w| w.arrive_ms.is_none()).collect();
+    let lost: Vec<&&Wire> = records.iter().filter(|w| w.lost.is_some()).collect();
     let sent = logged
         .trace_lines()
         .iter()
@@ -280,14 +280,14 @@ fn the_wire_log_records_every_fate_and_changes_nothing() {
         .count();
     assert_eq!(records.len() - lost.len(), sent, "one record per delivery");
     assert_eq!(lost.len(), lose, "one record per loss");
-    assert!(!lost.is_empty() && lost.iter().all(|w| (500..800).contains(&w.sent_ms)));
+    assert!(!lost.is_empty() && lost.iter().all(|w| (500..800).contains(&w.message.sent_ms)));
     assert!(records.windows(2).all(|p| p[0].seq < p[1].seq));
     // Reading on from a cursor gives only what is newer; the log keeps its last records.
     let cursor = logged.wire_seq();
     logged.run_for(300);
     assert!(logged
         .wire_since(cursor)
-        .all(|w| w.seq > cursor && w.sent_ms >= 1_000));
+        .all(|w| w.seq > cursor && w.message.sent_ms >= 1_000));
     logged.set_wire_log(5);
     assert_eq!(logged.wire_since(0).count(), 5);
 }

@@ -9,6 +9,7 @@ use super::i18n::{t, Lang, Text};
 use crate::base::{MemberId, Millis};
 use crate::etcd::Cluster as World;
 use crate::raft::{NodeEvent, RoleName};
+use crate::sim::InFlight;
 use std::collections::BTreeMap;
 use yew::prelude::*;
 
@@ -21,15 +22,7 @@ pub const WIRE_LOG: usize = 4_096;
 /// One message as seen on the wire.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Seen {
-    pub id: u64,
-    pub from: MemberId,
-    pub to: MemberId,
-    pub kind: &'static str,
-    pub term: u64,
-    pub entries: usize,
-    pub describe: String,
-    pub sent_ms: Millis,
-    pub arrive_ms: Millis,
+    pub message: InFlight,
     /// It left the wire before its arrival time: lost by the network or dropped by hand.
     pub vanished_ms: Option<Millis>,
 }
@@ -48,36 +41,33 @@ impl Recorder {
         // A message lost on the wire is drawn going half its usual way, then crossed out.
         let half_way = world.net.config.latency_ms.max(2) / 2;
         for w in world.wire_since(self.cursor) {
-            let entry = self.seen.entry(w.id).or_insert_with(|| Seen {
-                id: w.id,
-                from: w.from,
-                to: w.to,
-                kind: w.kind,
-                term: w.term,
-                entries: w.entries,
-                describe: w.describe.clone(),
-                sent_ms: w.sent_ms,
-                arrive_ms: w.sent_ms,
+            let sent_ms = w.message.sent_ms;
+            let entry = self.seen.entry(w.message.id).or_insert_with(|| Seen {
+                message: InFlight {
+                    arrive_ms: sent_ms,
+                    ..w.message.clone()
+                },
                 vanished_ms: None,
             });
-            match w.arrive_ms {
-                Some(at) => {
-                    entry.arrive_ms = at; // a held-back message arrives later
+            let m = &mut entry.message;
+            match &w.lost {
+                None => {
+                    m.arrive_ms = w.message.arrive_ms; // a held-back message arrives later
                     entry.vanished_ms = None;
                 }
-                None if entry.arrive_ms > w.sent_ms => {
+                Some(_) if m.arrive_ms > sent_ms => {
                     // Dropped by hand while in flight: it vanishes then.
-                    entry.vanished_ms = Some(w.at_ms.min(entry.arrive_ms));
+                    entry.vanished_ms = Some(w.at_ms.min(m.arrive_ms));
                 }
-                None => {
-                    entry.arrive_ms = w.sent_ms + 2 * half_way;
-                    entry.vanished_ms = Some(w.sent_ms + half_way);
+                Some(_) => {
+                    m.arrive_ms = sent_ms + 2 * half_way;
+                    entry.vanished_ms = Some(sent_ms + half_way);
                 }
             }
         }
         self.cursor = world.wire_seq();
         let oldest = now.saturating_sub(WINDOW_MS * 2);
-        self.seen.retain(|_, s| s.arrive_ms >= oldest);
+        self.seen.retain(|_, s| s.message.arrive_ms >= oldest);
         while self.seen.len() > KEEP {
             self.seen.pop_first();
         }
@@ -86,7 +76,7 @@ impl Recorder {
     /// After a rewind to `t`: forget what was sent after it, and read the (re-run) world's
     /// wire log again from its start (the same run sends the same messages, ids included).
     pub fn forget_after(&mut self, t: Millis) {
-        self.seen.retain(|_, s| s.sent_ms <= t);
+        self.seen.retain(|_, s| s.message.sent_ms <= t);
         for s in self.seen.values_mut() {
             if s.vanished_ms.is_some_and(|v| v > t) {
                 s.vanished_ms = None;
@@ -176,30 +166,31 @@ pub fn render(
         });
     let arrows = recorder
         .messages()
-        .filter(|m| m.arrive_ms >= start || m.vanished_ms.is_some_and(|v| v >= start))
-        .filter_map(|m| {
+        .filter(|s| s.message.arrive_ms >= start || s.vanished_ms.is_some_and(|v| v >= start))
+        .filter_map(|seen| {
+            let (m, vanished_ms) = (&seen.message, seen.vanished_ms);
             let (y1, y2) = (lane_of(m.from)?, lane_of(m.to)?);
-            let end_t = m.vanished_ms.unwrap_or(m.arrive_ms).min(now);
+            let end_t = vanished_ms.unwrap_or(m.arrive_ms).min(now);
             let (x1, x2) = (x_of(m.sent_ms.max(start)), x_of(end_t));
             // Where the arrow is now, on the straight line from send to arrival.
             let span = m.arrive_ms.saturating_sub(m.sent_ms).max(1) as f64;
             let f = (end_t.saturating_sub(m.sent_ms) as f64 / span).clamp(0.0, 1.0);
             let y_end = y1 + (y2 - y1) * f;
-            let flying = m.vanished_ms.is_none() && m.arrive_ms > now;
+            let flying = vanished_ms.is_none() && m.arrive_ms > now;
             let class = classes!(
                 message_class(m.kind),
                 flying.then_some("flying"),
-                m.vanished_ms.is_some().then_some("vanished"),
+                vanished_ms.is_some().then_some("vanished"),
                 (selected == Some(m.id)).then_some("selected"),
             );
             let id = m.id;
             let onclick = on_select.reform(move |_: MouseEvent| id);
             // Lost on the wire (or dropped by hand): a cross where it vanished.
-            let cross = m.vanished_ms.filter(|v| *v <= now).map(|_| {
+            let cross = vanished_ms.filter(|v| *v <= now).map(|_| {
                 let (x, y) = (x2, y_end);
                 format!("M {} {} l 8 8 M {} {} l -8 8", fmt(x - 4.0), fmt(y - 4.0), fmt(x + 4.0), fmt(y - 4.0))
             });
-            let head = (!flying && m.vanished_ms.is_none()).then(|| {
+            let head = (!flying && vanished_ms.is_none()).then(|| {
                 let dir = if y2 >= y1 { -1.0 } else { 1.0 };
                 format!("M {} {} l -4 {} l 8 0 z", fmt(x2), fmt(y2), fmt(7.0 * dir))
             });

@@ -448,30 +448,20 @@ pub fn ImportScript(props: &ImportProps) -> Html {
 
 pub fn inspector(world: &World, recorder: &Recorder, id: u64, lang: Lang, d: &Dispatch) -> Html {
     let flying = world.in_flight().into_iter().find(|m| m.id == id);
-    let seen = recorder.get(id);
-    let (from, to, kind, term, entries, sent, arrive, describe) = match (&flying, seen) {
-        (Some(m), _) => (
-            m.from,
-            m.to,
-            m.kind,
-            m.term,
-            m.entries,
-            m.sent_ms,
-            m.arrive_ms,
-            m.describe.clone(),
-        ),
-        (None, Some(s)) => (
-            s.from,
-            s.to,
-            s.kind,
-            s.term,
-            s.entries,
-            s.sent_ms,
-            s.arrive_ms,
-            s.describe.clone(),
-        ),
-        (None, None) => return html! {},
+    let on_wire = flying.is_some();
+    let Some(m) = flying.or_else(|| recorder.get(id).map(|s| s.message.clone())) else {
+        return html! {};
     };
+    let (from, to, kind, term, entries, sent, arrive, describe) = (
+        m.from,
+        m.to,
+        m.kind,
+        m.term,
+        m.entries,
+        m.sent_ms,
+        m.arrive_ms,
+        m.describe,
+    );
     let close = {
         let d = d.clone();
         Callback::from(move |_: MouseEvent| d.dispatch(Msg::SelectMessage(None)))
@@ -493,7 +483,7 @@ pub fn inspector(world: &World, recorder: &Recorder, id: u64, lang: Lang, d: &Di
                 <dt>{ t(lang, Text::Arrives) }</dt><dd>{ ms(arrive) }</dd>
             </dl>
             <code class="describe">{ describe }</code>
-            if flying.is_some() {
+            if on_wire {
                 <div class="button-row">
                     <button data-action="drop-message" class="danger" onclick={command(d, format!("drop-message {id}"))}>{ t(lang, Text::Drop) }</button>
                     <button data-action="delay-message" onclick={command(d, format!("delay-message {id} 300ms"))}>{ t(lang, Text::Delay) }</button>
