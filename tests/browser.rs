@@ -671,6 +671,19 @@ fn following_a_change_end_to_end_is_one_click() {
             )
             .await?;
             page.screenshot("follow-1280x720").await?;
+            // The same panel in zh-TW, as the class reads it.
+            page.click(r#"[data-action="lang"]"#).await?;
+            page.wait_attr("html", "lang", "zh-TW").await?;
+            let title = page.text(".kube-follow h3").await?;
+            assert_eq!(title, "一次變更的完整路徑");
+            page.execute(
+                "document.querySelector('.kube-follow').scrollIntoView()",
+                vec![],
+            )
+            .await?;
+            page.screenshot("follow-zh-TW-1280x720").await?;
+            page.click(r#"[data-action="lang"]"#).await?;
+            page.wait_attr("html", "lang", "en").await?;
             page.click(r#"[data-action="kube-follow-close"]"#).await?;
             page.wait_count(r#"[data-follow="on"]"#, 0).await?;
             // Again, and from the first write to its Raft entry in every member's log.
