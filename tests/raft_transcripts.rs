@@ -343,8 +343,12 @@ fn run_command(net: &mut Net, line: &str) -> Result<(), String> {
             let index: Index = raft.log.applied;
             let term = raft.log.term(index).ok_or("nothing to compact")?;
             let conf = raft.compact(index).ok_or("nothing to compact")?;
-            node.durable
-                .compact(index, term, conf, format!("state@{index}").into_bytes());
+            node.durable.compact(
+                index,
+                term,
+                conf,
+                format!("state@{index}").into_bytes().into(),
+            );
             let _ = writeln!(net.out, "m{n} compacted its log through {index}");
         }
         ("transfer", [n, to]) => {

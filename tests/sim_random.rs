@@ -516,7 +516,7 @@ fn run_seed(seed: u64, trace: bool) -> Result<Outcome, Failure> {
     let committed = |c: &Cluster| {
         c.member_ids()
             .into_iter()
-            .any(|m| c.applied(m).iter().any(|a| a.digest == want))
+            .any(|m| c.applied(m).any(|a| a.digest == want))
     };
     loop {
         let left = (start + LIVENESS_BOUND_MS).saturating_sub(run.cluster.now());

@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Debug, Default)]
 pub struct LeaderCompleteness {
     /// index → the entry first seen committed there.
-    committed: BTreeMap<Index, Committed>,
+    committed: imbl::OrdMap<Index, Committed>,
     /// member → (incarnation, commit index already read).
     cursors: BTreeMap<MemberId, (u64, Index)>,
     /// (term, leader) pairs already checked against every recorded entry.
@@ -86,7 +86,7 @@ impl Checker for LeaderCompleteness {
             if cursor.0 != incarnation || cursor.1 > node.log.committed {
                 *cursor = (incarnation, node.log.snapshot_index);
             }
-            let recorded = self.committed.last_key_value().map_or(0, |(i, _)| *i);
+            let recorded = self.committed.get_max().map_or(0, |(i, _)| *i);
             for index in (cursor.1.max(recorded) + 1)..=node.log.committed {
                 let Some(e) = node.log.entry(index) else {
                     continue;

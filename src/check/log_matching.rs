@@ -25,9 +25,9 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Debug, Default)]
 pub struct LogMatching {
     /// (index, term) → the first version seen.
-    registry: BTreeMap<(Index, Term), Version>,
+    registry: imbl::OrdMap<(Index, Term), Version>,
     /// member → the term of each index 1..=last it held at the last observation.
-    mirrors: BTreeMap<MemberId, Vec<Term>>,
+    mirrors: BTreeMap<MemberId, imbl::Vector<Term>>,
     reported: BTreeSet<(Index, Term)>,
 }
 
@@ -41,7 +41,10 @@ struct Version {
 
 impl LogMatching {
     /// The first index (1-based) of `node`'s log that differs from `mirror`.
-    fn first_change(node: &Raft, mirror: &[Term]) -> Index {
+    fn first_change(node: &Raft, mirror: Option<&imbl::Vector<Term>>) -> Index {
+        let Some(mirror) = mirror else {
+            return 1;
+        };
         let log = &node.log;
         let mut k = (mirror.len() as Index).min(log.last_index());
         while k > log.snapshot_index {
@@ -116,7 +119,7 @@ impl Checker for LogMatching {
             let Some(node) = member.node() else {
                 continue;
             };
-            let from = Self::first_change(node, self.mirrors.get(&id).map_or(&[], |m| m));
+            let from = Self::first_change(node, self.mirrors.get(&id));
             let last = node.log.last_index();
             for index in from.max(node.log.snapshot_index + 1)..=last {
                 self.check_entry(cluster, id, node, index, &mut out);
@@ -124,7 +127,7 @@ impl Checker for LogMatching {
             let mirror = self.mirrors.entry(id).or_default();
             mirror.truncate((from - 1) as usize);
             for index in from..=last {
-                mirror.push(node.log.term(index).unwrap_or(0));
+                mirror.push_back(node.log.term(index).unwrap_or(0));
             }
         }
         out

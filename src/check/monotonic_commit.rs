@@ -64,7 +64,7 @@ impl Checker for MonotonicCommit {
                     seen.applied
                 ));
             }
-            for a in &applied_list[seen.applied_len..] {
+            for a in applied_list.focus().narrow(seen.applied_len..) {
                 if a.index <= seen.last_applied_index {
                     problems.push(format!(
                         "{id} applied index {} after index {}",

@@ -24,7 +24,7 @@ struct First {
 #[derive(Clone, Debug, Default)]
 pub struct StateMachineSafety {
     /// index → the first entry applied there.
-    first: BTreeMap<Index, First>,
+    first: imbl::OrdMap<Index, First>,
     /// member → (incarnation, entries of its applied list already read).
     cursors: BTreeMap<MemberId, (u64, usize)>,
     reported: BTreeSet<Index>,
@@ -44,7 +44,7 @@ impl Checker for StateMachineSafety {
             if cursor.0 != incarnation || cursor.1 > applied.len() {
                 *cursor = (incarnation, 0);
             }
-            for a in &applied[cursor.1..] {
+            for a in applied.focus().narrow(cursor.1..) {
                 let Some(first) = self.first.get(&a.index) else {
                     let text = describe_entry(cluster, id, a.index, a.term);
                     let first = First {

@@ -209,8 +209,10 @@ impl Sim<Member> {
         self.process(id).map(|m| &m.durable)
     }
 
-    pub fn applied(&self, id: MemberId) -> &[Applied] {
-        self.process(id).map_or(&[], |m| m.applied())
+    pub fn applied(&self, id: MemberId) -> impl Iterator<Item = &Applied> {
+        self.process(id)
+            .into_iter()
+            .flat_map(|m| m.applied().iter())
     }
 
     /// The leader a quorum of running members currently follows in its term. A deposed
@@ -593,7 +595,7 @@ mod tests {
             .unwrap()
             .entries
             .iter()
-            .any(|e| e.data == b"slow");
+            .any(|e| &*e.data == b"slow");
         assert!(!lost, "an unsynced append must not survive a crash");
         c.run_for(600);
         assert!(
@@ -688,7 +690,7 @@ mod tests {
             .log
             .entries
             .iter()
-            .find(|e| e.data == b"lost")
+            .find(|e| &*e.data == b"lost")
             .unwrap()
             .index;
         assert!(doomed.contains(&lost_index), "{doomed:?}");

@@ -4,7 +4,7 @@
 
 use crate::base::{Index, MemberId, Millis, Rng, Term};
 use crate::mvcc::{self, LeaseId, MvccError, Request, Response, Store};
-use crate::raft::{Config, Durable, EntryKind, Message, NodeEvent, Raft, Ready};
+use crate::raft::{Config, Durable, Entries, EntryKind, Message, NodeEvent, Raft, Ready};
 use crate::sim::{digest, Ctx, Envelope, Process};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -193,8 +193,8 @@ pub struct Member {
     pub fsync_ms: Millis,
     /// A Ready waiting for its fsync; nothing of it is durable or sent yet.
     syncing: Option<Ready>,
-    /// What this incarnation applied, in order.
-    applied: Vec<Applied>,
+    /// What this incarnation applied, in order (persistent: checkpoints share it).
+    applied: imbl::Vector<Applied>,
     /// The key-value store the committed requests are applied to.
     pub store: Store,
     pub store_config: mvcc::StoreConfig,
@@ -242,7 +242,7 @@ impl Member {
             durable,
             fsync_ms: 0,
             syncing: None,
-            applied: Vec::new(),
+            applied: imbl::Vector::new(),
             store: Store::default(),
             store_config: mvcc::StoreConfig::default(),
             attrs: Attributes::default(),
@@ -298,7 +298,7 @@ impl Member {
         let Some(conf) = node.compact(index) else {
             return false;
         };
-        self.durable.compact(index, term, conf, data);
+        self.durable.compact(index, term, conf, data.into());
         true
     }
 
@@ -323,8 +323,8 @@ impl Member {
             snapshot_index: voters.len() as Index,
             snapshot_term: 1,
             snapshot_conf: conf,
-            snapshot_data: serde_json::to_vec(&image).unwrap_or_default(),
-            entries: Vec::new(),
+            snapshot_data: serde_json::to_vec(&image).unwrap_or_default().into(),
+            entries: Entries::new(),
         };
         self.identity = identity;
         self.config.voters = voters;
@@ -346,7 +346,7 @@ impl Member {
         self.node.as_mut()
     }
 
-    pub fn applied(&self) -> &[Applied] {
+    pub fn applied(&self) -> &imbl::Vector<Applied> {
         &self.applied
     }
 
@@ -527,7 +527,7 @@ impl Member {
             ctx.note(format!("restore snapshot {}@{}", snap.index, snap.term));
         }
         for entry in &rd.committed_entries {
-            self.applied.push(Applied {
+            self.applied.push_back(Applied {
                 index: entry.index,
                 term: entry.term,
                 digest: digest(&entry.data),
@@ -738,7 +738,9 @@ mod tests {
             index,
             term,
             kind: EntryKind::Config,
-            data: ConfChange::single(ConfChangeOp::AddVoter, MemberId(id)).encode(),
+            data: ConfChange::single(ConfChangeOp::AddVoter, MemberId(id))
+                .encode()
+                .into(),
         }
     }
 
@@ -791,7 +793,9 @@ mod tests {
             index: 5,
             term: 2,
             kind: EntryKind::Config,
-            data: ConfChange::single(ConfChangeOp::Remove, MemberId(4)).encode(),
+            data: ConfChange::single(ConfChangeOp::Remove, MemberId(4))
+                .encode()
+                .into(),
         };
         let log = vec![
             add_voter(1, 1, 1),

@@ -3,6 +3,15 @@
 
 use crate::base::{Index, Term};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// An entry's payload, shared and never copied: the leader's log, every follower's, each
+/// member's disk and every time-travel checkpoint hold the same bytes.
+pub type EntryData = Arc<[u8]>;
+
+/// The entries of a log in a persistent vector: a checkpoint of the world costs only the
+/// chunks changed since the previous one, however long the log is.
+pub type Entries = imbl::Vector<Entry>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -18,16 +27,16 @@ pub struct Entry {
     pub index: Index,
     pub term: Term,
     pub kind: EntryKind,
-    pub data: Vec<u8>,
+    pub data: EntryData,
 }
 
 impl Entry {
-    pub fn normal(index: Index, term: Term, data: Vec<u8>) -> Entry {
+    pub fn normal(index: Index, term: Term, data: impl Into<EntryData>) -> Entry {
         Entry {
             index,
             term,
             kind: EntryKind::Normal,
-            data,
+            data: data.into(),
         }
     }
 
@@ -48,16 +57,21 @@ impl Entry {
 /// A short printable summary of entry data.
 pub fn summarize(data: &[u8]) -> String {
     const MAX: usize = 24;
-    let text: String = String::from_utf8_lossy(data)
-        .chars()
+    // What `from_utf8_lossy` gives, read lazily: only the first characters are looked at
+    // (a Kubernetes object is kilobytes, and every message and entry is summarized).
+    let lossy = data.utf8_chunks().flat_map(|chunk| {
+        let bad = (!chunk.invalid().is_empty()).then_some(char::REPLACEMENT_CHARACTER);
+        chunk.valid().chars().chain(bad)
+    });
+    let mut text: String = lossy
         .map(|c| if c.is_control() { '.' } else { c })
+        .take(MAX + 1)
         .collect();
     if text.chars().count() > MAX {
-        let cut: String = text.chars().take(MAX - 1).collect();
-        format!("{cut}…")
-    } else {
-        text
+        text = text.chars().take(MAX - 1).collect();
+        text.push('…');
     }
+    text
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -66,7 +80,7 @@ pub struct RaftLog {
     pub snapshot_index: Index,
     pub snapshot_term: Term,
     /// `entries[0].index == snapshot_index + 1`.
-    pub entries: Vec<Entry>,
+    pub entries: Entries,
     /// Entries up to here are on disk.
     pub stable_index: Index,
     pub committed: Index,
@@ -76,7 +90,7 @@ pub struct RaftLog {
 impl RaftLog {
     /// A log rebuilt from durable state: everything in it is stable, nothing is known to be
     /// committed beyond the snapshot.
-    pub fn restore(snapshot_index: Index, snapshot_term: Term, entries: Vec<Entry>) -> RaftLog {
+    pub fn restore(snapshot_index: Index, snapshot_term: Term, entries: Entries) -> RaftLog {
         let stable_index = entries.last().map_or(snapshot_index, |e| e.index);
         RaftLog {
             snapshot_index,
@@ -132,7 +146,12 @@ impl RaftLog {
         }
         let start = (from - self.snapshot_index - 1) as usize;
         let end = start.saturating_add(max).min(self.entries.len());
-        self.entries[start..end].to_vec()
+        self.entries
+            .focus()
+            .narrow(start..end)
+            .into_iter()
+            .cloned()
+            .collect()
     }
 
     /// Entries not yet on disk.
@@ -155,7 +174,7 @@ impl RaftLog {
         let Some(first) = new.first() else { return };
         let keep = first.index.saturating_sub(self.snapshot_index + 1) as usize;
         self.entries.truncate(keep);
-        self.entries.extend_from_slice(new);
+        self.entries.extend(new.iter().cloned());
         self.stable_index = self.stable_index.min(first.index - 1);
     }
 
@@ -221,7 +240,7 @@ impl RaftLog {
             return false;
         };
         let drop = (index - self.snapshot_index) as usize;
-        self.entries.drain(..drop);
+        self.entries = self.entries.skip(drop);
         self.snapshot_index = index;
         self.snapshot_term = term;
         true
@@ -232,7 +251,7 @@ impl RaftLog {
         if self.match_term(index, term) {
             // We have the entry: keep the suffix, as the paper says.
             let drop = (index - self.snapshot_index) as usize;
-            self.entries.drain(..drop);
+            self.entries = self.entries.skip(drop);
         } else {
             self.entries.clear();
         }
@@ -263,6 +282,37 @@ mod tests {
             .enumerate()
             .map(|(i, t)| Entry::normal(first + i as Index, *t, vec![]))
             .collect()
+    }
+
+    #[test]
+    fn summarize_reads_bytes_as_from_utf8_lossy_would() {
+        let long = "abcdefghijklmnopqrstuvwxyz".as_bytes();
+        assert_eq!(summarize(long), "abcdefghijklmnopqrstuvw…");
+        assert_eq!(summarize(&long[..24]), "abcdefghijklmnopqrstuvwx");
+        assert_eq!(
+            summarize(b"k8s\0\n\x01\xff\xfeok"),
+            "k8s...\u{fffd}\u{fffd}ok"
+        );
+        assert_eq!(summarize("é\u{80}".as_bytes()), "é.");
+        assert_eq!(summarize(b""), "");
+        // The eager version it replaced, on seeded random bytes (mostly ASCII, some not).
+        let eager = |data: &[u8]| {
+            let text: String = String::from_utf8_lossy(data)
+                .chars()
+                .map(|c| if c.is_control() { '.' } else { c })
+                .collect();
+            if text.chars().count() > 24 {
+                format!("{}…", text.chars().take(23).collect::<String>())
+            } else {
+                text
+            }
+        };
+        let mut rng = crate::base::Rng::new(7);
+        for _ in 0..2_000 {
+            let len = rng.range(0, 40) as usize;
+            let data: Vec<u8> = (0..len).map(|_| rng.range(0, 256) as u8).collect();
+            assert_eq!(summarize(&data), eager(&data), "{data:?}");
+        }
     }
 
     #[test]

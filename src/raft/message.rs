@@ -2,7 +2,7 @@
 //! simulator and the UI feed the engine through one door.
 
 use super::confchange::ConfState;
-use super::log::Entry;
+use super::log::{Entry, EntryData};
 use crate::base::{Index, MemberId, Term};
 use serde::{Deserialize, Serialize};
 
@@ -69,7 +69,7 @@ pub enum Body {
         index: Index,
         term: Term,
         conf: ConfState,
-        data: Vec<u8>,
+        data: EntryData,
     },
     /// Leadership transfer: start an election now, skipping pre-vote (thesis §3.10).
     TimeoutNow,

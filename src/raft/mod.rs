@@ -12,7 +12,7 @@ mod progress;
 mod quorum;
 
 pub use confchange::{ConfChange, ConfChangeOp, ConfError, ConfState};
-pub use log::{summarize, Entry, EntryKind, RaftLog};
+pub use log::{summarize, Entries, Entry, EntryData, EntryKind, RaftLog};
 pub use message::{Body, Message};
 pub use node::{
     Config, HardState, LeaderState, NodeEvent, ProposeError, Raft, ReadState, Ready, Role,
@@ -32,8 +32,8 @@ pub struct Durable {
     pub snapshot_index: Index,
     pub snapshot_term: Term,
     pub snapshot_conf: ConfState,
-    pub snapshot_data: Vec<u8>,
-    pub entries: Vec<Entry>,
+    pub snapshot_data: EntryData,
+    pub entries: Entries,
 }
 
 impl Durable {
@@ -52,12 +52,12 @@ impl Durable {
         if let Some(first) = rd.entries.first() {
             let keep = first.index.saturating_sub(self.snapshot_index + 1) as usize;
             self.entries.truncate(keep);
-            self.entries.extend_from_slice(&rd.entries);
+            self.entries.extend(rd.entries.iter().cloned());
         }
     }
 
     /// Records a local compaction: entries up to `index` now live in `data`.
-    pub fn compact(&mut self, index: Index, term: Term, conf: ConfState, data: Vec<u8>) {
+    pub fn compact(&mut self, index: Index, term: Term, conf: ConfState, data: EntryData) {
         self.entries.retain(|e| e.index > index);
         self.snapshot_index = index;
         self.snapshot_term = term;

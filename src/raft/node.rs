@@ -2,7 +2,7 @@
 //! `step` and `propose`; outputs are collected into a `Ready` (see its doc for the contract).
 
 use super::confchange::{ConfChange, ConfChangeOp, ConfError, ConfState};
-use super::log::{Entry, EntryKind, RaftLog};
+use super::log::{Entry, EntryData, EntryKind, RaftLog};
 use super::message::{Body, Message};
 use super::progress::{Progress, ProgressState};
 use super::quorum::{JointConfig, Majority, VoteResult};
@@ -186,7 +186,7 @@ pub struct Snapshot {
     pub index: Index,
     pub term: Term,
     pub conf: ConfState,
-    pub data: Vec<u8>,
+    pub data: EntryData,
 }
 
 impl Ready {
@@ -281,7 +281,7 @@ impl Raft {
                 index: i as Index + 1,
                 term: 1,
                 kind: EntryKind::Config,
-                data,
+                data: data.into(),
             });
         }
         let bootstrapped = !entries.is_empty();
@@ -1085,7 +1085,7 @@ impl Raft {
                     index,
                     term: self.term,
                     kind,
-                    data,
+                    data: data.into(),
                 }
             })
             .collect();
@@ -1340,7 +1340,7 @@ impl Raft {
     }
 
     /// Sends the driver's snapshot (state machine at `self.log.snapshot_index`) to `to`.
-    pub fn send_snapshot(&mut self, to: MemberId, data: Vec<u8>) {
+    pub fn send_snapshot(&mut self, to: MemberId, data: EntryData) {
         let (index, term) = (self.log.snapshot_index, self.log.snapshot_term);
         let conf = self.snapshot_conf.clone();
         if let Role::Leader(state) = &mut self.role {
