@@ -49,7 +49,7 @@ impl Store {
             records: self
                 .backend
                 .iter()
-                .map(|(r, rec)| (*r, rec.clone()))
+                .map(|(r, rec)| (*r, Record::clone(rec)))
                 .collect(),
             leases: self
                 .lessor
@@ -112,7 +112,7 @@ impl Store {
             } else {
                 key_lease.insert(rec.kv.key.clone(), rec.kv.lease);
             }
-            store.backend.insert(rev, rec);
+            store.backend.insert(rev, rec.into());
         }
         for (key, lease) in key_lease {
             store.lessor.attach(lease, &key);
@@ -123,7 +123,7 @@ impl Store {
 }
 
 fn restore_record(
-    index: &mut BTreeMap<Vec<u8>, KeyIndex>,
+    index: &mut imbl::OrdMap<Vec<u8>, KeyIndex>,
     rev: Rev,
     rec: &Record,
 ) -> Result<(), DecodeError> {

@@ -12,6 +12,7 @@ use super::MvccError;
 use crate::base::{Millis, Revision};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// etcd's default backend quota (`--quota-backend-bytes` 0): 2 GiB.
 pub const DEFAULT_QUOTA_BYTES: i64 = 2 * 1024 * 1024 * 1024;
@@ -110,8 +111,10 @@ pub struct Store {
     pub(crate) config: StoreConfig,
     pub(crate) current_rev: Revision,
     pub(crate) compact_rev: Revision,
-    pub(crate) index: BTreeMap<Vec<u8>, KeyIndex>,
-    pub(crate) backend: BTreeMap<Rev, Record>,
+    /// Persistent maps of shared records: a time-travel checkpoint copies only the few tree
+    /// nodes that changed since the one before.
+    pub(crate) index: imbl::OrdMap<Vec<u8>, KeyIndex>,
+    pub(crate) backend: imbl::OrdMap<Rev, Arc<Record>>,
     pub(crate) lessor: Lessor,
     pub(crate) alarms: BTreeSet<AlarmMember>,
     pub(crate) size: SizeModel,
@@ -139,8 +142,8 @@ impl Store {
             config,
             current_rev: 1,
             compact_rev: -1,
-            index: BTreeMap::new(),
-            backend: BTreeMap::new(),
+            index: imbl::OrdMap::new(),
+            backend: imbl::OrdMap::new(),
             alarms: BTreeSet::new(),
             size: SizeModel::default(),
             watchers: Watchers::default(),
@@ -187,7 +190,7 @@ impl Store {
         } else {
             Excluded(end)
         };
-        let range = self.index.range::<[u8], _>((Included(key), upper));
+        let range = self.index.range::<_, [u8]>((Included(key), upper));
         for (k, ki) in range {
             if let Some((modified, _, _)) = ki.get(at) {
                 if !f(k, modified) {
@@ -367,7 +370,7 @@ impl Store {
     fn backend_insert(&mut self, rev: Rev, rec: Record) {
         self.size
             .add_record(17 + usize::from(rec.tombstone), rec.stored_value_len());
-        self.backend.insert(rev, rec);
+        self.backend.insert(rev, Arc::new(rec));
     }
 
     fn tx_put(&mut self, tx: &mut WriteTxn, key: &[u8], value: Vec<u8>, lease: LeaseId) {
@@ -646,10 +649,16 @@ impl Store {
         }
         self.compact_rev = rev;
         let mut available = BTreeSet::new();
-        self.index.retain(|_, ki| {
+        let keys: Vec<Vec<u8>> = self.index.keys().cloned().collect();
+        for key in keys {
+            let Some(ki) = self.index.get_mut(&key) else {
+                continue;
+            };
             ki.compact(rev, &mut available);
-            !ki.is_empty()
-        });
+            if ki.is_empty() {
+                self.index.remove(&key);
+            }
+        }
         let doomed: Vec<Rev> = self
             .backend
             .range(..Rev::new(rev + 1, 0))
