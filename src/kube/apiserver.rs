@@ -13,13 +13,16 @@ use crate::mvcc::{
     WatchRequest,
 };
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// How long the apiserver's etcd client waits for an answer; etcd itself gives up on a
 /// proposal after about this long ("etcdserver: request timed out").
 pub const ETCD_TIMEOUT_MS: Millis = 7_000;
 /// Events the watch cache keeps for watches that resume from a resourceVersion.
 const WATCH_HISTORY: usize = 2_000;
+/// Entries of an event recorder's correlation cache (client-go `maxLruCacheEntries`); the
+/// least recently used goes first.
+const SEEN_EVENTS_MAX: usize = 4_096;
 /// `--etcd-compaction-interval` (5m).
 pub const COMPACTION_INTERVAL_MS: Millis = 300_000;
 /// `--event-ttl` (1h): Events are written with an etcd lease of this TTL, so they expire.
@@ -105,9 +108,10 @@ pub enum Subresource {
 pub struct ApiServer {
     endpoint: MemberId,
     /// The watch cache: every object under `/registry/`, by key, with its resourceVersion.
-    cache: BTreeMap<String, Value>,
+    /// Persistent collections of shared objects: a checkpoint copies none of them.
+    cache: imbl::OrdMap<String, Arc<Value>>,
     cache_rev: i64,
-    history: Vec<WatchEvent>,
+    history: imbl::Vector<Arc<WatchEvent>>,
     /// Oldest revision the history still covers (a watch from before it is "too old").
     history_start: i64,
     /// False while etcd cannot be watched (no leader): the cache is stale.
@@ -127,10 +131,12 @@ pub struct ApiServer {
     pub actor: String,
     pub command: String,
     /// The most recent writes, oldest first.
-    journal: Vec<Write>,
+    journal: Vec<Arc<Write>>,
     /// The event recorders' correlation caches (client-go `EventCorrelator`'s `eventLogger`):
     /// an event like one already recorded updates that one's count instead of making another.
-    seen_events: BTreeMap<String, SeenEvent>,
+    seen_events: imbl::OrdMap<String, SeenEvent>,
+    /// Bumped by each use of `seen_events`: the LRU order.
+    seen_clock: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -139,6 +145,7 @@ struct SeenEvent {
     namespace: String,
     count: i64,
     first_timestamp: String,
+    last_used: u64,
 }
 
 fn etcd_error(e: ClientError) -> ApiError {
@@ -153,9 +160,9 @@ impl ApiServer {
         let endpoint = world.member_ids().first().copied().unwrap_or(MemberId(1));
         ApiServer {
             endpoint,
-            cache: BTreeMap::new(),
+            cache: imbl::OrdMap::new(),
             cache_rev: 0,
-            history: Vec::new(),
+            history: imbl::Vector::new(),
             history_start: 0,
             cache_healthy: false,
             rng,
@@ -168,7 +175,8 @@ impl ApiServer {
             command: String::new(),
             journal: Vec::new(),
             event_lease: None,
-            seen_events: BTreeMap::new(),
+            seen_events: imbl::OrdMap::new(),
+            seen_clock: 0,
         }
     }
 
@@ -235,7 +243,7 @@ impl ApiServer {
             if let Some(before) = before {
                 leaf_changes("", before, after, &mut changes);
             }
-            self.journal.push(Write {
+            self.journal.push(Arc::new(Write {
                 actor: self.actor.clone(),
                 command: self.command.clone(),
                 verb,
@@ -251,7 +259,7 @@ impl ApiServer {
                 uid: meta::uid(after).to_string(),
                 owners,
                 changes,
-            });
+            }));
             if self.journal.len() > JOURNAL_LEN {
                 let drop = self.journal.len() - JOURNAL_LEN;
                 self.journal.drain(..drop);
@@ -261,7 +269,7 @@ impl ApiServer {
     }
 
     /// The journal of writes, oldest first.
-    pub fn journal(&self) -> &[Write] {
+    pub fn journal(&self) -> &[Arc<Write>] {
         &self.journal
     }
 
@@ -701,7 +709,7 @@ impl ApiServer {
         for kv in &rr.kvs {
             if let Ok(v) = self.decode(kv) {
                 self.cache
-                    .insert(String::from_utf8_lossy(&kv.key).into_owned(), v);
+                    .insert(String::from_utf8_lossy(&kv.key).into_owned(), Arc::new(v));
             }
         }
         self.cache_rev = rr.revision;
@@ -719,14 +727,14 @@ impl ApiServer {
             .rev()
             .find(|w| w.revision == revision)
         {
-            w.watched_ms.get_or_insert(now);
+            Arc::make_mut(w).watched_ms.get_or_insert(now);
         }
         let (kind, object) = match ev.kind {
             EventType::Put => {
                 let Ok(obj) = self.decode(&ev.kv) else {
                     return;
                 };
-                self.cache.insert(key.clone(), obj.clone());
+                self.cache.insert(key.clone(), Arc::new(obj.clone()));
                 let kind = if ev.kv.create_revision == ev.kv.mod_revision {
                     WatchKind::Added
                 } else {
@@ -735,7 +743,7 @@ impl ApiServer {
                 (kind, obj)
             }
             EventType::Delete => {
-                let Some(mut obj) = self.cache.remove(&key) else {
+                let Some(mut obj) = self.cache.remove(&key).map(Arc::unwrap_or_clone) else {
                     return;
                 };
                 meta::obj_mut(&mut obj, &["metadata"])
@@ -743,32 +751,32 @@ impl ApiServer {
                 (WatchKind::Deleted, obj)
             }
         };
-        self.history.push(WatchEvent {
+        self.history.push_back(Arc::new(WatchEvent {
             kind,
             key,
             object,
             revision,
-        });
+        }));
         if self.history.len() > WATCH_HISTORY {
-            let drop = self.history.len() - WATCH_HISTORY;
-            self.history.drain(..drop);
-            self.history_start = self.history.first().map_or(revision, |e| e.revision);
+            self.history.pop_front();
+            self.history_start = self.history.front().map_or(revision, |e| e.revision);
         }
     }
 
     /// LIST with resourceVersion "0": from the watch cache (what informers start from).
-    pub fn list_cached(&self, r: &Resource, ns: Option<&str>) -> Vec<Value> {
+    /// The objects are shared with the cache: a controller's resync copies none of them.
+    pub fn list_cached(&self, r: &Resource, ns: Option<&str>) -> Vec<Arc<Value>> {
         let prefix = r.list_prefix(ns);
         self.cache
             .range(prefix.clone()..)
             .take_while(|(k, _)| k.starts_with(&prefix))
             .filter(|(k, _)| !r.namespaced || ns.is_some() || k[prefix.len()..].contains('/'))
-            .map(|(_, v)| v.clone())
+            .map(|(_, v)| Arc::clone(v))
             .collect()
     }
 
-    pub fn get_cached(&self, r: &Resource, ns: &str, name: &str) -> Option<&Value> {
-        self.cache.get(&r.key(ns, name))
+    pub fn get_cached(&self, r: &Resource, ns: &str, name: &str) -> Option<Arc<Value>> {
+        self.cache.get(&r.key(ns, name)).cloned()
     }
 
     pub fn cache_revision(&self) -> i64 {
@@ -794,7 +802,7 @@ impl ApiServer {
             .history
             .iter()
             .filter(|e| e.revision > rv && e.key.starts_with(&prefix))
-            .cloned()
+            .map(|e| WatchEvent::clone(e))
             .collect())
     }
 
@@ -894,6 +902,7 @@ impl ApiServer {
             message,
         ]
         .join("\u{0}");
+        self.seen_clock += 1;
         let seen = self.seen_events.get(&correlation_key).cloned();
         if let Some(seen) = &seen {
             let count = seen.count + 1;
@@ -911,6 +920,7 @@ impl ApiServer {
                 Ok(_) => {
                     if let Some(s) = self.seen_events.get_mut(&correlation_key) {
                         s.count = count;
+                        s.last_used = self.seen_clock;
                     }
                     return Ok(());
                 }
@@ -959,8 +969,15 @@ impl ApiServer {
                 namespace: ns,
                 count,
                 first_timestamp: first,
+                last_used: self.seen_clock,
             },
         );
+        if self.seen_events.len() > SEEN_EVENTS_MAX {
+            let oldest = self.seen_events.iter().min_by_key(|(_, s)| s.last_used);
+            if let Some(key) = oldest.map(|(k, _)| k.clone()) {
+                self.seen_events.remove(&key);
+            }
+        }
         Ok(())
     }
 }

@@ -10,6 +10,7 @@ use crate::base::{MemberId, Millis, Rng};
 use crate::etcd::Cluster;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// Node leases: renewed every 10 s, valid for 40 s (kubelet defaults).
 const NODE_LEASE_RENEW_MS: Millis = 10_000;
@@ -316,7 +317,7 @@ impl Controllers {
                 }))?;
                 let node_obj = api
                     .get_cached(&NODES, "", node)
-                    .cloned()
+                    .map(Arc::unwrap_or_clone)
                     .unwrap_or_else(|| json!({"kind": "Node", "metadata": {"name": node}}));
                 let msg = format!("Node {node} status is now: NodeNotReady");
                 soft(
@@ -358,7 +359,7 @@ impl Controllers {
                 .get(node)
                 .is_some_and(|t| now >= t + UNREACHABLE_TOLERATION_MS);
             if evict {
-                let doomed: Vec<Value> = api
+                let doomed: Vec<Arc<Value>> = api
                     .list_cached(&PODS, None)
                     .into_iter()
                     .filter(|p| meta::str_at(p, &["spec", "nodeName"]) == node && is_active(p))
@@ -417,7 +418,7 @@ impl Controllers {
 
     fn kubelets(&mut self, api: &mut ApiServer, world: &mut Cluster) -> Tick {
         let now = world.now();
-        let pods: Vec<Value> = api
+        let pods: Vec<Arc<Value>> = api
             .list_cached(&PODS, None)
             .into_iter()
             .filter(|p| !meta::str_at(p, &["spec", "nodeName"]).is_empty())
@@ -430,7 +431,7 @@ impl Controllers {
                 .is_none()
             })
             .collect();
-        let keys: Vec<String> = pods.iter().map(pod_key).collect();
+        let keys: Vec<String> = pods.iter().map(|p| pod_key(p)).collect();
         self.pod_timers.retain(|k, _| keys.contains(k));
         for pod in pods {
             if self
@@ -612,7 +613,7 @@ impl Controllers {
                 *n += usize::from(is_active(p));
             }
         }
-        let pending: Vec<String> = pods.iter().map(pod_key).collect();
+        let pending: Vec<String> = pods.iter().map(|p| pod_key(p)).collect();
         self.unschedulable.retain(|k, _| pending.contains(k));
         for pod in pods {
             if !meta::str_at(&pod, &["spec", "nodeName"]).is_empty() || !is_active(&pod) {
@@ -759,12 +760,13 @@ impl Controllers {
                 continue;
             }
             let ns = meta::namespace(&rs).to_string();
-            let owned: Vec<Value> = api
+            let owned: Vec<Arc<Value>> = api
                 .list_cached(&PODS, Some(&ns))
                 .into_iter()
                 .filter(|p| meta::controller_uid(p) == Some(meta::uid(&rs)))
                 .collect();
-            let mut active: Vec<Value> = owned.iter().filter(|p| is_active(p)).cloned().collect();
+            let mut active: Vec<Arc<Value>> =
+                owned.iter().filter(|p| is_active(p)).cloned().collect();
             let diff = replicas(&rs) - active.len() as i64;
             if diff > 0 {
                 for _ in 0..diff.min(500) {
@@ -864,7 +866,7 @@ impl Controllers {
                 }
             }
             if rs.get("status") != Some(&status) {
-                let mut new = rs.clone();
+                let mut new = Value::clone(&rs);
                 new["status"] = status;
                 soft(api.update(world, &REPLICASETS, new, Subresource::Status))?;
             }
@@ -886,7 +888,7 @@ impl Controllers {
 
     fn sync_deployment(&mut self, api: &mut ApiServer, world: &mut Cluster, d: &Value) -> Tick {
         let ns = meta::namespace(d).to_string();
-        let mut all: Vec<Value> = api
+        let mut all: Vec<Arc<Value>> = api
             .list_cached(&REPLICASETS, Some(&ns))
             .into_iter()
             .filter(|rs| meta::controller_uid(rs) == Some(meta::uid(d)))
@@ -908,12 +910,12 @@ impl Controllers {
             .iter()
             .find(|rs| meta::str_at(rs, &["metadata", "labels", "pod-template-hash"]) == hash)
             .cloned();
-        let old: Vec<Value> = all
+        let old: Vec<Arc<Value>> = all
             .iter()
             .filter(|rs| meta::str_at(rs, &["metadata", "labels", "pod-template-hash"]) != hash)
             .cloned()
             .collect();
-        let spec_sum: i64 = all.iter().map(replicas).sum();
+        let spec_sum: i64 = all.iter().map(|rs| replicas(rs)).sum();
         let recreate = meta::str_at(d, &["spec", "strategy", "type"]) == "Recreate";
         let Some(new_rs) = new_rs else {
             let count = if recreate {
@@ -933,7 +935,7 @@ impl Controllers {
                 .parse::<i64>()
                 .unwrap_or(0)
         };
-        let max_old = old.iter().map(revision_of).max().unwrap_or(0);
+        let max_old = old.iter().map(|rs| revision_of(rs)).max().unwrap_or(0);
         let current = revision_of(&new_rs);
         if current <= max_old {
             let next = (max_old + 1).to_string();
@@ -1037,7 +1039,7 @@ impl Controllers {
         d: &Value,
         template: &Value,
         hash: &str,
-        old: &[Value],
+        old: &[Arc<Value>],
         count: i64,
         max_replicas: i64,
     ) -> Tick {
@@ -1176,12 +1178,12 @@ impl Controllers {
         api: &mut ApiServer,
         world: &mut Cluster,
         d: &Value,
-        old: &[Value],
+        old: &[Arc<Value>],
     ) -> Tick {
         let limit = meta::i64_at(d, &["spec", "revisionHistoryLimit"])
             .unwrap_or(10)
             .max(0) as usize;
-        let idle: Vec<&Value> = old
+        let idle: Vec<&Arc<Value>> = old
             .iter()
             .filter(|rs| replicas(rs) == 0 && status_i64(rs, "replicas") == 0)
             .collect();
@@ -1208,7 +1210,7 @@ impl Controllers {
         new_rs: &str,
     ) -> Tick {
         let ns = meta::namespace(d);
-        let all: Vec<Value> = api
+        let all: Vec<Arc<Value>> = api
             .list_cached(&REPLICASETS, Some(ns))
             .into_iter()
             .filter(|rs| meta::controller_uid(rs) == Some(meta::uid(d)))
@@ -1346,7 +1348,7 @@ impl Controllers {
                     };
                     if api
                         .get_cached(&owner_res, &ns, name)
-                        .is_some_and(|v| meta::uid(v) == uid)
+                        .is_some_and(|v| meta::uid(&v) == uid)
                     {
                         all_gone = false;
                         break;

@@ -6,6 +6,7 @@
 
 use super::apiserver::Write;
 use crate::base::Millis;
+use std::borrow::Borrow;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -22,8 +23,11 @@ pub struct Followed<'a> {
 /// The last kubectl command that wrote, and what the control plane did because of it: a
 /// write is part of the change when it touches an object the change already touched, or an
 /// object owned (ownerReferences) by one. Events and Leases are bookkeeping and left out.
-pub fn follow_last(journal: &[Write]) -> Option<Followed<'_>> {
-    let last = journal.iter().rposition(|w| w.actor == "kubectl")?;
+pub fn follow_last<W: Borrow<Write>>(journal: &[W]) -> Option<Followed<'_>> {
+    let last = journal
+        .iter()
+        .rposition(|w| w.borrow().actor == "kubectl")?;
+    let journal: Vec<&Write> = journal.iter().map(Borrow::borrow).collect();
     let command = journal[last].command.as_str();
     let first = journal[..=last]
         .iter()
@@ -32,7 +36,7 @@ pub fn follow_last(journal: &[Write]) -> Option<Followed<'_>> {
     let mut keys = BTreeSet::new();
     let mut uids = BTreeSet::new();
     let mut writes = Vec::new();
-    for w in &journal[first..] {
+    for &w in &journal[first..] {
         if matches!(w.kind, "Event" | "Lease") {
             continue;
         }

@@ -101,9 +101,9 @@ impl Controllers {
                 // Only etcd's process can fail here: the other components are not simulated
                 // as processes that crash.
                 let running = component != "etcd" || world.is_running(member);
-                match api.get_cached(&PODS, "kube-system", &name).cloned() {
+                match api.get_cached(&PODS, "kube-system", &name) {
                     None => {
-                        let owner = api.get_cached(&NODES, "", &node).cloned();
+                        let owner = api.get_cached(&NODES, "", &node);
                         let pod = mirror_pod(
                             &name,
                             component,
@@ -111,7 +111,7 @@ impl Controllers {
                             &ip,
                             &image,
                             command,
-                            owner.as_ref(),
+                            owner.as_deref(),
                         );
                         let created = soft(api.create(world, &PODS, pod));
                         created?;
