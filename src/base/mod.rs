@@ -78,23 +78,58 @@ pub fn format_duration(ms: Millis) -> String {
     }
 }
 
-/// Parses `250ms`, `2s`, `1.5s`, `1m`, or a bare number of milliseconds.
+/// A duration as scripts and the console write it: Go's form (`250ms`, `1.5s`, `1h30m`), or
+/// a bare number of milliseconds.
 pub fn parse_duration(text: &str) -> Option<Millis> {
-    let (number, scale) = if let Some(n) = text.strip_suffix("ms") {
-        (n, 1.0)
-    } else if let Some(n) = text.strip_suffix('s') {
-        (n, 1000.0)
-    } else if let Some(n) = text.strip_suffix('m') {
-        (n, 60_000.0)
-    } else {
-        (text, 1.0)
-    };
-    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(text.parse().unwrap_or(Millis::MAX));
+    }
+    // Longer than Go allows is still a duration here (saturated): the verb says its limit.
+    go_duration_ns(text).map(|ns| (ns / 1e6) as Millis)
+}
+
+/// Go's `time.ParseDuration`, in whole milliseconds: etcdctl's and kubectl's flags and the
+/// simulator's verbs read durations alike. None where Go returns an error.
+pub fn parse_go_duration_ms(s: &str) -> Option<Millis> {
+    // Go's durations are int64 nanoseconds: longer ones are invalid.
+    go_duration_ns(s)
+        .filter(|ns| *ns <= i64::MAX as f64)
+        .map(|ns| (ns / 1e6) as Millis)
+}
+
+/// The nanoseconds of a duration in Go's syntax, however long.
+fn go_duration_ns(s: &str) -> Option<f64> {
+    let body = s.strip_prefix('+').unwrap_or(s);
+    if body == "0" {
+        return Some(0.0);
+    }
+    if body.is_empty() || body.starts_with('-') {
         return None;
     }
-    let value: f64 = number.parse().ok()?;
-    let ms = (value * scale).round();
-    (ms.is_finite() && (0.0..=1e15).contains(&ms)).then_some(ms as Millis)
+    let mut total_ns: f64 = 0.0;
+    let mut rest = body;
+    while !rest.is_empty() {
+        let num_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let number: f64 = rest[..num_len].parse().ok()?;
+        rest = &rest[num_len..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let unit = match &rest[..unit_len] {
+            "ns" => 1.0,
+            "us" | "µs" | "μs" => 1e3,
+            "ms" => 1e6,
+            "s" => 1e9,
+            "m" => 60e9,
+            "h" => 3600e9,
+            _ => return None,
+        };
+        rest = &rest[unit_len..];
+        total_ns += number * unit;
+    }
+    total_ns.is_finite().then_some(total_ns)
 }
 
 /// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (Howard Hinnant's
@@ -143,7 +178,16 @@ mod tests {
         assert_eq!(parse_duration("1.5s"), Some(1500));
         assert_eq!(parse_duration("1m"), Some(60_000));
         assert_eq!(parse_duration("40"), Some(40));
-        for bad in ["", "s", "-1s", "1h", "1e9s", "nan", "1..2s"] {
+        assert_eq!(parse_duration("1h"), Some(3_600_000));
+        assert_eq!(parse_duration("1h30m"), Some(5_400_000));
+        assert_eq!(parse_duration("1m30s"), Some(90_000));
+        assert_eq!(parse_duration("1s500ms"), Some(1500));
+        assert_eq!(parse_duration("+5s"), Some(5000));
+        assert_eq!(parse_duration("0"), Some(0));
+        assert_eq!(parse_duration("3000000h"), Some(10_800_000_000_000));
+        assert_eq!(parse_go_duration_ms("3000000h"), None);
+        assert_eq!(parse_duration("99999999999999999999999"), Some(Millis::MAX));
+        for bad in ["", "s", "-1s", "1e9s", "nan", "1..2s", "abc", "1d", "1h-5m"] {
             assert_eq!(parse_duration(bad), None, "{bad:?}");
         }
         assert_eq!(format_duration(1500), "1.5s");

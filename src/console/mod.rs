@@ -42,6 +42,9 @@ impl Output {
 
 /// How long `wait leader` waits before giving up (virtual time).
 pub const WAIT_LEADER_LIMIT_MS: Millis = 60_000;
+/// The longest `wait`: past an hour and a bit (the API server's event TTL plus its lease's
+/// slack), a wait is a typo, and it would hold the page for as long as it runs.
+pub const WAIT_LIMIT_MS: Millis = 2 * 3_600_000;
 
 /// One command that changed the world, and exactly where in the run it was given.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -507,7 +510,13 @@ impl Session {
             }
             [duration] => {
                 let ms = parse_duration(duration)
-                    .ok_or_else(|| format!("bad duration {duration:?} (e.g. 500ms, 2s)"))?;
+                    .ok_or_else(|| format!("bad duration {duration:?} (e.g. 500ms, 2s, 1h30m)"))?;
+                if ms > WAIT_LIMIT_MS {
+                    return Err(format!(
+                        "wait {duration}: longer than the longest wait, {}h (wait again to go on)",
+                        WAIT_LIMIT_MS / 3_600_000
+                    ));
+                }
                 self.run_for(ms);
                 Ok(Output::default())
             }

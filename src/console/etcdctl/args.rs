@@ -3,6 +3,7 @@
 //! arguments, and pflag's own error texts. Usage dumps follow etcd's `cobrautl/help.go`
 //! template (flag lines aligned by a tab writer that pads with tabs).
 
+use crate::base::parse_go_duration_ms;
 use std::collections::BTreeMap;
 
 /// What a flag holds, as pflag names it (it decides quoting in usage and `[=false]`).
@@ -421,44 +422,6 @@ pub fn parse_go_hex(s: &str) -> Result<i64, String> {
     })
 }
 
-/// Go's `time.ParseDuration`, in whole milliseconds.
-pub fn parse_go_duration_ms(s: &str) -> Option<u64> {
-    let body = s.strip_prefix('+').unwrap_or(s);
-    if body == "0" {
-        return Some(0);
-    }
-    if body.is_empty() || body.starts_with('-') {
-        return None;
-    }
-    let mut total_ns: f64 = 0.0;
-    let mut rest = body;
-    while !rest.is_empty() {
-        let num_len = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        if num_len == 0 {
-            return None;
-        }
-        let number: f64 = rest[..num_len].parse().ok()?;
-        rest = &rest[num_len..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let unit = match &rest[..unit_len] {
-            "ns" => 1.0,
-            "us" | "µs" | "μs" => 1e3,
-            "ms" => 1e6,
-            "s" => 1e9,
-            "m" => 60e9,
-            "h" => 3600e9,
-            _ => return None,
-        };
-        rest = &rest[unit_len..];
-        total_ns += number * unit;
-    }
-    Some((total_ns / 1e6) as u64)
-}
-
 /// Go's `strconv.Quote` (`%q`): printable runes kept, the rest escaped.
 pub fn go_quote(s: &str) -> String {
     go_quote_bytes(s.as_bytes())
@@ -629,9 +592,5 @@ mod tests {
         assert_eq!(go_quote("a\"b\n"), "\"a\\\"b\\n\"");
         assert_eq!(go_quote("ключ"), "\"ключ\"");
         assert_eq!(go_quote_bytes(&[0xff, b'a']), "\"\\xffa\"");
-        assert_eq!(parse_go_duration_ms("5s"), Some(5000));
-        assert_eq!(parse_go_duration_ms("1m30s"), Some(90_000));
-        assert_eq!(parse_go_duration_ms("1.5s"), Some(1500));
-        assert_eq!(parse_go_duration_ms("abc"), None);
     }
 }

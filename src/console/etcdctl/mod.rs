@@ -864,7 +864,7 @@ fn apply_globals(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
             .collect();
     }
     if let Some(t) = p.str("command-timeout") {
-        ctx.command_timeout_ms = args::parse_go_duration_ms(t).unwrap_or(5_000);
+        ctx.command_timeout_ms = crate::base::parse_go_duration_ms(t).unwrap_or(5_000);
     }
     ctx.printer.hex = p.bool("hex");
     Ok(())
