@@ -1102,6 +1102,55 @@ mod tests {
     }
 
     #[test]
+    fn after_an_hour_with_kubernetes_a_rewind_still_lands_exactly() {
+        let manifest = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n";
+        let mut s = session();
+        s.watch_invariants();
+        run_script(&mut s, "wait leader\nkube up\n", false);
+        s.execute("kubectl apply -f -", Some(manifest));
+        // The moments to come back to: early, after the scale, and near the end.
+        let moments: [Millis; 3] = [90_000, 1_900_000, 3_500_000];
+        let mut seen = Vec::new();
+        for (i, t) in moments.into_iter().enumerate() {
+            s.run_for(t - s.world.now());
+            let (hash, status) = (s.world.trace_hash(), s.world.status());
+            let pods = s.execute("kubectl get pods", None).stdout;
+            seen.push((hash, status, pods));
+            s.rewind_to(t).unwrap();
+            if i == 0 {
+                run_script(
+                    &mut s,
+                    "wait 30m\nkubectl scale deployment web --replicas=3\n",
+                    false,
+                );
+            }
+        }
+        let end = 3_660_000;
+        s.run_for(end - s.world.now());
+        let end_hash = s.world.trace_hash();
+        let lands = |s: &mut Session, i: usize| {
+            let (t, (hash, status, pods)) = (moments[i], &seen[i]);
+            s.rewind_to(t).unwrap();
+            assert_eq!(s.world.now(), t);
+            assert_eq!(s.world.trace_hash(), *hash, "at {t} ms");
+            assert_eq!(s.world.status(), *status, "at {t} ms");
+            assert_eq!(
+                s.execute("kubectl get pods", None).stdout,
+                *pods,
+                "at {t} ms"
+            );
+            s.rewind_to(t).unwrap();
+        };
+        lands(&mut s, 2);
+        lands(&mut s, 1);
+        // Forward again from there: the same half hour, event for event.
+        s.run_for(end - s.world.now());
+        assert_eq!(s.world.trace_hash(), end_hash);
+        lands(&mut s, 0);
+        assert!(s.monitor().is_some_and(|m| m.violations().is_empty()));
+    }
+
+    #[test]
     fn the_control_plane_does_not_depend_on_how_time_is_sliced() {
         let manifest = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n";
         let run = |slice: Millis| {
