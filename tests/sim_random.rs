@@ -185,7 +185,10 @@ impl Run {
             what,
             time_ms: self.cluster.now(),
             events: self.events,
-            trace_tail: lines[lines.len().saturating_sub(trace_tail_len())..].to_vec(),
+            trace_tail: lines[lines.len().saturating_sub(trace_tail_len())..]
+                .iter()
+                .map(|l| l.to_string())
+                .collect(),
         }
     }
 
@@ -544,7 +547,10 @@ fn run_seed(seed: u64, trace: bool) -> Result<Outcome, Failure> {
         trace_len: run.cluster.trace_len(),
         events: run.events,
         tally,
-        trace_tail: lines[lines.len().saturating_sub(trace_tail_len())..].to_vec(),
+        trace_tail: lines[lines.len().saturating_sub(trace_tail_len())..]
+            .iter()
+            .map(|l| l.to_string())
+            .collect(),
     })
 }
 

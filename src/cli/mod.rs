@@ -1,6 +1,8 @@
 //! The native command-line tool: `raftlab run [--members N] [--seed S] [--echo]
 //! [--trace out.json] [FILE|-]`.
 
+pub mod memory;
+
 use crate::console::{run_script, Session};
 use crate::etcd::ClusterConfig;
 use serde::Serialize;
@@ -70,7 +72,7 @@ struct TraceFile<'a> {
     seed: u64,
     members: usize,
     trace_hash: String,
-    events: &'a [String],
+    events: Vec<&'a str>,
 }
 
 /// Runs the tool; returns the process exit code.

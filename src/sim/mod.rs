@@ -215,7 +215,8 @@ pub struct Sim<P: Process> {
     trace_hash: u64,
     trace_len: u64,
     record_trace: bool,
-    trace: Vec<String>,
+    /// Persistent, so a checkpoint of a recorded run shares the lines already written.
+    trace: imbl::Vector<String>,
     /// The most recent wire records (off when `wire_keep` is 0): what the page draws.
     wire: std::collections::VecDeque<Wire>,
     wire_keep: usize,
@@ -247,7 +248,7 @@ impl<P: Process> Sim<P> {
             trace_hash: FNV_OFFSET,
             trace_len: 0,
             record_trace: false,
-            trace: Vec::new(),
+            trace: imbl::Vector::new(),
             wire: std::collections::VecDeque::new(),
             wire_keep: 0,
             wire_seq: 0,
@@ -290,8 +291,8 @@ impl<P: Process> Sim<P> {
         self.record_trace = on;
     }
 
-    pub fn trace_lines(&self) -> &[String] {
-        &self.trace
+    pub fn trace_lines(&self) -> Vec<&str> {
+        self.trace.iter().map(String::as_str).collect()
     }
 
     pub fn trace_hash(&self) -> u64 {
@@ -309,7 +310,7 @@ impl<P: Process> Sim<P> {
         self.trace_hash = fnv(self.trace_hash, b"\n");
         self.trace_len += 1;
         if self.record_trace {
-            self.trace.push(stamped);
+            self.trace.push_back(stamped);
         }
     }
 

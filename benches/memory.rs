@@ -1,0 +1,76 @@
+//! Memory and speed of long runs, as the page runs them (time-travel checkpoints and the
+//! invariant monitor on): 3 members with Kubernetes up for 5, 10, 20 and 60 virtual minutes and
+//! for 3 hours, and 3 and 5 members without it for an hour. Each run is a child process of
+//! this one, so each peak is its own. `cargo bench --bench memory` prints the table; under
+//! `cargo test` (no `--bench` flag) it runs one short case, to keep the test run quick.
+//! Goals (issue 16): an hour with Kubernetes in at most 128 MB of peak RSS and 3 s.
+
+use raftlab::cli::memory::{peak_rss_bytes, soak_script, PeakAlloc};
+use raftlab::console::{run_script, Session};
+use raftlab::etcd::ClusterConfig;
+use std::process::Command;
+use std::time::Instant;
+
+#[global_allocator]
+static ALLOC: PeakAlloc = PeakAlloc::new();
+
+const CHILD: &str = "RAFTLAB_MEMORY_CASE";
+
+/// (members, Kubernetes up, virtual seconds).
+const CASES: [(usize, bool, u64); 7] = [
+    (3, true, 300),
+    (3, true, 600),
+    (3, true, 1_200),
+    (3, true, 3_600),
+    (3, true, 10_800),
+    (3, false, 3_600),
+    (5, false, 3_600),
+];
+
+fn main() {
+    if let Ok(case) = std::env::var(CHILD) {
+        return child(&case);
+    }
+    let benching = std::env::args().any(|a| a == "--bench");
+    let cases: &[(usize, bool, u64)] = if benching { &CASES } else { &[(3, true, 60)] };
+    println!("| members | Kubernetes | virtual time | peak RSS | peak heap | wall |");
+    println!("|---|---|---|---|---|---|");
+    for &(members, kube, seconds) in cases {
+        let exe = std::env::current_exe().expect("the benchmark's own path");
+        let out = Command::new(exe)
+            .env(CHILD, format!("{members} {kube} {seconds}"))
+            .output()
+            .expect("run a case");
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "case failed: {report}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        println!("{}", report.trim_end());
+    }
+}
+
+// A benchmark measures wall time: the one clock the engine never reads.
+#[allow(clippy::disallowed_methods)]
+fn child(case: &str) {
+    let mut words = case.split(' ');
+    let members: usize = words.next().and_then(|w| w.parse().ok()).unwrap_or(3);
+    let kube = words.next() == Some("true");
+    let seconds: u64 = words.next().and_then(|w| w.parse().ok()).unwrap_or(60);
+    let mut session = Session::new(ClusterConfig::new(members, 1));
+    session.watch_invariants();
+    let start = Instant::now();
+    let run = run_script(&mut session, &soak_script(kube, seconds), false);
+    let wall = start.elapsed();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mb = |bytes: f64| bytes / 1e6;
+    println!(
+        "| {members} | {} | {} s | {:.1} MB | {:.1} MB | {:.2} s |",
+        if kube { "up" } else { "no" },
+        seconds,
+        mb(peak_rss_bytes().unwrap_or(0) as f64),
+        mb(ALLOC.peak_bytes() as f64),
+        wall.as_secs_f64()
+    );
+}
