@@ -816,3 +816,52 @@ fn space_time_downloads_svg_and_png() {
         Ok(())
     });
 }
+
+/// When the wasm dies anyway (a panic or running out of memory both end in a trap), the page
+/// says so instead of freezing: the seed, the script so far, and a link that reloads the run.
+/// The trap is raised by a script of the page's own origin (as the wasm module is; an error
+/// from WebDriver's script would reach the page muted, as "Script error.").
+#[test]
+fn a_dead_page_says_so_with_the_seed_and_the_script() {
+    story(
+        "a_dead_page_says_so_with_the_seed_and_the_script",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            page.wait_count("[data-member]", 3).await?;
+            page.set_speed(10.0).await?;
+            page.wait_single_leader().await?;
+            page.console("etcdctl put greeting hello").await?;
+            page.wait_console_output("OK").await?;
+            page.execute(
+                "const s = document.createElement('script');
+                 s.textContent = 'setTimeout(() => { throw new WebAssembly.RuntimeError(\"unreachable\"); });';
+                 document.head.appendChild(s);",
+                vec![],
+            )
+            .await?;
+            page.wait_exists("[data-crash]").await?;
+            let seed = page.text("[data-crash-seed]").await?;
+            assert!(seed.ends_with(": 1"), "the seed: {seed:?}");
+            let script = page.text("[data-crash-script]").await?;
+            assert!(script.starts_with("# raftlab run"), "{script}");
+            assert!(script.contains("etcdctl put greeting hello"), "{script}");
+            let reason = page.text("[data-crash-reason]").await?;
+            assert!(reason.contains("unreachable"), "{reason:?}");
+            page.screenshot("crash-1280x720").await?;
+
+            page.click("[data-crash-reload]").await?;
+            browser_support::wait_for("the run reloaded", async || {
+                Ok((page.count("[data-crash]").await? == 0).then_some(()))
+            })
+            .await?;
+            page.wait_count("[data-member]", 3).await?;
+            page.wait_exists("[data-notice]").await?;
+            let notice = page.notice().await?.unwrap_or_default();
+            assert!(notice.contains("shared run"), "{notice:?}");
+            page.console("etcdctl get greeting").await?;
+            page.wait_console_output("hello").await?;
+            assert_eq!(page.count("[data-crash]").await?, 0, "a fresh page");
+            Ok(())
+        },
+    );
+}

@@ -3,6 +3,7 @@
 
 mod cluster;
 mod console;
+mod crash;
 mod dom;
 mod frames;
 mod i18n;
@@ -25,6 +26,7 @@ const LANG_KEY: &str = "raftlab.lang";
 const PRESENTER_KEY: &str = "raftlab.presenter";
 
 pub fn start() {
+    crash::install_panic_hook();
     yew::Renderer::<App>::new().render();
 }
 
@@ -143,6 +145,7 @@ fn App() -> Html {
         dom::store(PRESENTER_KEY, if *presenter { "1" } else { "0" });
         set_root_attributes(*lang, *presenter);
     });
+    use_recovery(&model);
     let console_node = use_node_ref();
     let transcript_len = model.transcript.borrow().len();
     {
@@ -235,6 +238,30 @@ fn App() -> Html {
             </main>
         </div>
     }
+}
+
+/// Keeps what the crash overlay offers current: after each command, and every ten virtual
+/// seconds (so a reload comes back close to where the page died).
+#[hook]
+fn use_recovery(model: &UseReducerHandle<Model>) {
+    let session = model.session.borrow();
+    let key = (
+        model.settings.clone(),
+        model.lang,
+        session.history().len(),
+        session.world.now() / 10_000,
+    );
+    drop(session);
+    let model = model.clone();
+    use_effect_with(key, move |(settings, lang, _, _)| {
+        let session = model.session.borrow();
+        let link = format!(
+            "{}#{}",
+            dom::base_url(),
+            panels::share_fragment(&session, settings)
+        );
+        crash::record(*lang, settings.seed, &session.export_script(), &link);
+    });
 }
 
 fn header(model: &UseReducerHandle<Model>, world: &World) -> Html {
