@@ -71,7 +71,24 @@ struct Checkpoint {
 
 /// Virtual time between checkpoints (doubles when too many pile up).
 const CHECKPOINT_EVERY_MS: Millis = 1_000;
+/// Checkpoints of the last [`RECENT_MS`]: a rewind there replays at most the spacing.
 const MAX_CHECKPOINTS: usize = 256;
+const RECENT_MS: Millis = 3_600_000;
+/// Older moments keep only this many checkpoints (and the first), spread over the run: each
+/// holds a world that shares little with the present, so their number bounds the memory.
+const MAX_OLD_CHECKPOINTS: usize = 8;
+
+/// Drops every other checkpoint in `range` (an inclusive range of positions), keeping the
+/// last one of it.
+fn thin_every_other(checkpoints: &mut Vec<Checkpoint>, range: std::ops::RangeInclusive<usize>) {
+    let (first, last) = (*range.start(), *range.end());
+    let mut position = 0;
+    checkpoints.retain(|_| {
+        let keep = position < first || position > last || (last - position) % 2 == 0;
+        position += 1;
+        keep
+    });
+}
 
 /// A world plus the history of what was done to it: any run can be exported as a script that
 /// replays it exactly (with the same seed), and rewound to any earlier moment to branch off.
@@ -246,15 +263,22 @@ impl Session {
             vars: self.vars.clone(),
             history_len: self.history.len(),
         });
-        if self.checkpoints.len() > MAX_CHECKPOINTS {
-            // Keep the first and every other one: the spacing doubles, memory stays bounded.
-            let mut i = 0;
-            self.checkpoints.retain(|_| {
-                i += 1;
-                i % 2 == 1
-            });
+        let horizon = self.world.now().saturating_sub(RECENT_MS);
+        let old = self.checkpoints[1..].partition_point(|c| c.world.now() < horizon);
+        if old > MAX_OLD_CHECKPOINTS {
+            thin_every_other(&mut self.checkpoints, 1..=old);
+        }
+        let recent = self.checkpoints[1..].partition_point(|c| c.world.now() < horizon) + 1;
+        let newest = self.checkpoints.len() - 1;
+        if newest + 1 - recent > MAX_CHECKPOINTS {
+            thin_every_other(&mut self.checkpoints, recent..=newest);
             self.checkpoint_every_ms *= 2;
         }
+    }
+
+    /// Virtual times of the checkpoints kept: how far back a rewind finds one, and how close.
+    pub fn checkpoint_times(&self) -> Vec<Millis> {
+        self.checkpoints.iter().map(|c| c.world.now()).collect()
     }
 
     /// Travels back to virtual time `t` (at most now): the world is exactly as it was when the
@@ -1148,6 +1172,33 @@ mod tests {
         assert_eq!(s.world.trace_hash(), end_hash);
         lands(&mut s, 0);
         assert!(s.monitor().is_some_and(|m| m.violations().is_empty()));
+    }
+
+    #[test]
+    fn checkpoints_are_dense_for_the_last_hour_and_few_before_it() {
+        let mut s = session();
+        run_script(&mut s, "wait leader\n", false);
+        s.run_for(1_800_000 - s.world.now());
+        let hash_at_half_hour = s.world.trace_hash();
+        s.run_for(3 * 3_600_000 - s.world.now());
+        let times = s.checkpoint_times();
+        let horizon = s.world.now() - RECENT_MS;
+        let old = times.iter().filter(|t| **t < horizon).count();
+        assert_eq!(times[0], 0, "the first moment is always kept");
+        assert!(old <= MAX_OLD_CHECKPOINTS + 1, "{old} old checkpoints");
+        assert!(times.len() <= MAX_CHECKPOINTS + MAX_OLD_CHECKPOINTS + 1);
+        let recent: Vec<Millis> = times.iter().copied().filter(|t| *t >= horizon).collect();
+        let widest = recent.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+        assert!(
+            widest <= 16_000,
+            "the last hour has a checkpoint every {widest} ms at most"
+        );
+        s.rewind_to(1_800_000).unwrap();
+        assert_eq!(
+            s.world.trace_hash(),
+            hash_at_half_hour,
+            "exact from an old checkpoint"
+        );
     }
 
     #[test]

@@ -217,8 +217,9 @@ pub struct Sim<P: Process> {
     record_trace: bool,
     /// Persistent, so a checkpoint of a recorded run shares the lines already written.
     trace: imbl::Vector<String>,
-    /// The most recent wire records (off when `wire_keep` is 0): what the page draws.
-    wire: std::collections::VecDeque<Wire>,
+    /// The most recent wire records (off when `wire_keep` is 0): what the page draws. A
+    /// persistent vector, so the page's checkpoints share them.
+    wire: imbl::Vector<Wire>,
     wire_keep: usize,
     wire_seq: u64,
 }
@@ -249,7 +250,7 @@ impl<P: Process> Sim<P> {
             trace_len: 0,
             record_trace: false,
             trace: imbl::Vector::new(),
-            wire: std::collections::VecDeque::new(),
+            wire: imbl::Vector::new(),
             wire_keep: 0,
             wire_seq: 0,
         };
