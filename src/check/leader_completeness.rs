@@ -74,7 +74,12 @@ impl Checker for LeaderCompleteness {
         Property::LeaderCompleteness
     }
 
+    fn records(&self) -> usize {
+        self.committed.len()
+    }
+
     fn observe(&mut self, cluster: &Cluster) -> Vec<Violation> {
+        super::forget_through(&mut self.committed, &super::compacted_everywhere(cluster));
         let mut out = Vec::new();
         let mut fresh: Vec<Index> = Vec::new();
         for (id, member) in cluster.processes() {

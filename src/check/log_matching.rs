@@ -113,7 +113,13 @@ impl Checker for LogMatching {
         Property::LogMatching
     }
 
+    fn records(&self) -> usize {
+        self.registry.len()
+    }
+
     fn observe(&mut self, cluster: &Cluster) -> Vec<Violation> {
+        let through = (super::compacted_everywhere(cluster), Term::MAX);
+        super::forget_through(&mut self.registry, &through);
         let mut out = Vec::new();
         for (id, member) in cluster.processes() {
             let Some(node) = member.node() else {

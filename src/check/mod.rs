@@ -107,6 +107,10 @@ impl fmt::Display for Violation {
 pub trait Checker {
     fn property(&self) -> Property;
     fn observe(&mut self, cluster: &Cluster) -> Vec<Violation>;
+    /// How many per-entry records it keeps (forgotten once compacted everywhere).
+    fn records(&self) -> usize {
+        0
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -146,6 +150,18 @@ impl AnyChecker {
             AnyChecker::MonotonicCommit(_) => Property::MonotonicCommit,
             AnyChecker::StaleLeader(_) => Property::StaleLeader,
             AnyChecker::Disruption(_) => Property::Disruption,
+        }
+    }
+
+    fn get_ref(&self) -> &dyn Checker {
+        match self {
+            AnyChecker::ElectionSafety(c) => c,
+            AnyChecker::LogMatching(c) => c,
+            AnyChecker::LeaderCompleteness(c) => c,
+            AnyChecker::StateMachineSafety(c) => c,
+            AnyChecker::MonotonicCommit(c) => c,
+            AnyChecker::StaleLeader(c) => c,
+            AnyChecker::Disruption(c) => c,
         }
     }
 
@@ -205,6 +221,11 @@ impl Monitor {
         new
     }
 
+    /// The checkers' per-entry records: they follow the logs' compaction.
+    pub fn records(&self) -> usize {
+        self.checkers.iter().map(|c| c.get_ref().records()).sum()
+    }
+
     /// Everything reported so far, oldest first.
     pub fn violations(&self) -> &[Violation] {
         &self.violations
@@ -221,6 +242,24 @@ impl Monitor {
 }
 
 // ----- shared views of the world --------------------------------------------------------
+
+/// Every member's log and disk are compacted through this index: no log holds those entries
+/// again and no member applies them again, so what the checkers recorded about them can go
+/// (their records are then bounded as etcd's log is, by its snapshot count).
+fn compacted_everywhere(cluster: &Cluster) -> Index {
+    cluster
+        .processes()
+        .map(|(_, m)| m.durable.snapshot_index)
+        .min()
+        .unwrap_or(0)
+}
+
+/// Drops the records whose key is at or below `through`.
+fn forget_through<K: Ord + Clone, V: Clone>(records: &mut imbl::OrdMap<K, V>, through: &K) {
+    if records.get_min().is_some_and(|(k, _)| k <= through) {
+        *records = records.split(through).1;
+    }
+}
 
 /// Running and not paused: a member that can act and answer.
 fn up(cluster: &Cluster, id: MemberId) -> bool {

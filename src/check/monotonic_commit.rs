@@ -37,7 +37,7 @@ impl Checker for MonotonicCommit {
                 continue;
             };
             let incarnation = cluster.incarnation(id);
-            let applied_list = member.applied();
+            let applied_total = member.applied_total();
             let (commit, applied) = (node.log.committed, node.log.applied);
             let fresh = Seen {
                 incarnation,
@@ -48,7 +48,7 @@ impl Checker for MonotonicCommit {
                 reported: false,
             };
             let seen = self.seen.entry(id).or_insert(fresh);
-            if seen.incarnation != incarnation || seen.applied_len > applied_list.len() {
+            if seen.incarnation != incarnation || seen.applied_len > applied_total {
                 *seen = fresh;
             }
             let mut problems = Vec::new();
@@ -64,7 +64,7 @@ impl Checker for MonotonicCommit {
                     seen.applied
                 ));
             }
-            for a in applied_list.focus().narrow(seen.applied_len..) {
+            for a in member.applied_since(seen.applied_len) {
                 if a.index <= seen.last_applied_index {
                     problems.push(format!(
                         "{id} applied index {} after index {}",
@@ -73,7 +73,7 @@ impl Checker for MonotonicCommit {
                 }
                 seen.last_applied_index = a.index;
             }
-            seen.applied_len = applied_list.len();
+            seen.applied_len = applied_total;
             seen.commit = seen.commit.max(commit);
             seen.applied = seen.applied.max(applied);
             if let Some(problem) = problems.into_iter().next() {

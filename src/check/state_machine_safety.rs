@@ -35,16 +35,21 @@ impl Checker for StateMachineSafety {
         Property::StateMachineSafety
     }
 
+    fn records(&self) -> usize {
+        self.first.len()
+    }
+
     fn observe(&mut self, cluster: &Cluster) -> Vec<Violation> {
+        super::forget_through(&mut self.first, &super::compacted_everywhere(cluster));
         let mut out = Vec::new();
         for (id, member) in cluster.processes() {
-            let applied = member.applied();
+            let applied_total = member.applied_total();
             let incarnation = cluster.incarnation(id);
             let cursor = self.cursors.entry(id).or_insert((incarnation, 0));
-            if cursor.0 != incarnation || cursor.1 > applied.len() {
+            if cursor.0 != incarnation || cursor.1 > applied_total {
                 *cursor = (incarnation, 0);
             }
-            for a in applied.focus().narrow(cursor.1..) {
+            for a in member.applied_since(cursor.1) {
                 let Some(first) = self.first.get(&a.index) else {
                     let text = describe_entry(cluster, id, a.index, a.term);
                     let first = First {
@@ -78,7 +83,7 @@ impl Checker for StateMachineSafety {
                     ),
                 });
             }
-            cursor.1 = applied.len();
+            cursor.1 = applied_total;
         }
         out
     }

@@ -147,6 +147,8 @@ pub struct LogEvent {
 
 /// The wake-up token of an fsync in progress.
 const FSYNC_DONE: u64 = 1;
+/// Applied records a member keeps for the checkers, which read each within a step or a frame.
+const APPLIED_KEEP: usize = 10_000;
 /// Re-publish if the first attempt was lost (etcd retries `publish` until it succeeds).
 const REPUBLISH_AFTER_MS: Millis = 5_000;
 
@@ -193,8 +195,10 @@ pub struct Member {
     pub fsync_ms: Millis,
     /// A Ready waiting for its fsync; nothing of it is durable or sent yet.
     syncing: Option<Ready>,
-    /// What this incarnation applied, in order (persistent: checkpoints share it).
+    /// What this incarnation applied, in order: the newest [`APPLIED_KEEP`] (persistent, so
+    /// checkpoints share it), after `applied_forgotten` older ones.
     applied: imbl::Vector<Applied>,
+    applied_forgotten: usize,
     /// The key-value store the committed requests are applied to.
     pub store: Store,
     pub store_config: mvcc::StoreConfig,
@@ -243,6 +247,7 @@ impl Member {
             fsync_ms: 0,
             syncing: None,
             applied: imbl::Vector::new(),
+            applied_forgotten: 0,
             store: Store::default(),
             store_config: mvcc::StoreConfig::default(),
             attrs: Attributes::default(),
@@ -348,6 +353,20 @@ impl Member {
 
     pub fn applied(&self) -> &imbl::Vector<Applied> {
         &self.applied
+    }
+
+    /// How many entries this incarnation applied, the forgotten ones included.
+    pub fn applied_total(&self) -> usize {
+        self.applied_forgotten + self.applied.len()
+    }
+
+    /// What this incarnation applied from position `from` on (skipping any forgotten).
+    pub fn applied_since(&self, from: usize) -> impl Iterator<Item = &Applied> {
+        let start = from.saturating_sub(self.applied_forgotten);
+        self.applied
+            .focus()
+            .narrow(start.min(self.applied.len())..)
+            .into_iter()
     }
 
     /// Narration events since the start (oldest first).
@@ -532,6 +551,10 @@ impl Member {
                 term: entry.term,
                 digest: digest(&entry.data),
             });
+            if self.applied.len() > APPLIED_KEEP {
+                self.applied.pop_front();
+                self.applied_forgotten += 1;
+            }
             if entry.kind == EntryKind::Normal {
                 self.apply_data(&entry.data, entry.index, entry.term, ctx.now);
             }
@@ -703,6 +726,7 @@ impl Process for Member {
         let rng = self.rng.split();
         self.node = Some(self.durable.restart(self.config.clone(), rng));
         self.applied.clear();
+        self.applied_forgotten = 0;
         self.joined = self.durable.snapshot_conf.contains(self.id);
         self.published_at = None;
         self.version_proposed_at = None;
