@@ -124,6 +124,21 @@ enum AnyChecker {
     Disruption(Disruption),
 }
 
+/// The same expression for whichever checker `$value` holds.
+macro_rules! each_checker {
+    ($value:expr, $c:ident => $body:expr) => {
+        match $value {
+            AnyChecker::ElectionSafety($c) => $body,
+            AnyChecker::LogMatching($c) => $body,
+            AnyChecker::LeaderCompleteness($c) => $body,
+            AnyChecker::StateMachineSafety($c) => $body,
+            AnyChecker::MonotonicCommit($c) => $body,
+            AnyChecker::StaleLeader($c) => $body,
+            AnyChecker::Disruption($c) => $body,
+        }
+    };
+}
+
 impl AnyChecker {
     fn new(property: Property) -> AnyChecker {
         match property {
@@ -154,27 +169,11 @@ impl AnyChecker {
     }
 
     fn get_ref(&self) -> &dyn Checker {
-        match self {
-            AnyChecker::ElectionSafety(c) => c,
-            AnyChecker::LogMatching(c) => c,
-            AnyChecker::LeaderCompleteness(c) => c,
-            AnyChecker::StateMachineSafety(c) => c,
-            AnyChecker::MonotonicCommit(c) => c,
-            AnyChecker::StaleLeader(c) => c,
-            AnyChecker::Disruption(c) => c,
-        }
+        each_checker!(self, c => c)
     }
 
     fn get(&mut self) -> &mut dyn Checker {
-        match self {
-            AnyChecker::ElectionSafety(c) => c,
-            AnyChecker::LogMatching(c) => c,
-            AnyChecker::LeaderCompleteness(c) => c,
-            AnyChecker::StateMachineSafety(c) => c,
-            AnyChecker::MonotonicCommit(c) => c,
-            AnyChecker::StaleLeader(c) => c,
-            AnyChecker::Disruption(c) => c,
-        }
+        each_checker!(self, c => c)
     }
 }
 
