@@ -1,8 +1,9 @@
 //! Memory and speed of long runs, as the page runs them (time-travel checkpoints and the
-//! invariant monitor on): 3 members with Kubernetes up for 5, 10, 20 and 60 virtual minutes and
-//! for 3 hours, and 3 and 5 members without it for an hour. Each run is a child process of
-//! this one, so each peak is its own. `cargo bench --bench memory` prints the table; under
-//! `cargo test` (no `--bench` flag) it runs one short case, to keep the test run quick.
+//! invariant monitor on): 3 members with Kubernetes up for 5, 10, 20 and 60 virtual minutes
+//! and for 3 hours, the hour again as `raftlab run` runs it (no monitor), and 3 and 5 members
+//! without Kubernetes for an hour. Each run is a child process of this one, so each peak is its
+//! own. `cargo bench --bench memory` prints the table; under `cargo test` (no `--bench` flag)
+//! it runs one short case, to keep the test run quick.
 //! Goals (issue 16): an hour with Kubernetes in at most 128 MB of peak RSS and 3 s. Before
 //! the checkpoints shared their data (056e261), `raftlab run` took 1.0 GB and 3.3 s for 5
 //! minutes, 1.75 GB and 7.9 s for 10, and 7.7 GB and 27 s for an hour.
@@ -18,15 +19,17 @@ static ALLOC: PeakAlloc = PeakAlloc::new();
 
 const CHILD: &str = "RAFTLAB_MEMORY_CASE";
 
-/// (members, Kubernetes up, virtual seconds).
-const CASES: [(usize, bool, u64); 7] = [
-    (3, true, 300),
-    (3, true, 600),
-    (3, true, 1_200),
-    (3, true, 3_600),
-    (3, true, 10_800),
-    (3, false, 3_600),
-    (5, false, 3_600),
+/// (members, Kubernetes up, virtual seconds, invariant monitor on).
+const CASES: [(usize, bool, u64, bool); 8] = [
+    (3, true, 300, true),
+    (3, true, 600, true),
+    (3, true, 1_200, true),
+    (3, true, 3_600, true),
+    (3, true, 10_800, true),
+    // As `raftlab run` runs it (no monitor): the issue's own measurement.
+    (3, true, 3_600, false),
+    (3, false, 3_600, true),
+    (5, false, 3_600, true),
 ];
 
 fn main() {
@@ -34,13 +37,17 @@ fn main() {
         return child(&case);
     }
     let benching = std::env::args().any(|a| a == "--bench");
-    let cases: &[(usize, bool, u64)] = if benching { &CASES } else { &[(3, true, 60)] };
-    println!("| members | Kubernetes | virtual time | peak RSS | peak heap | wall |");
-    println!("|---|---|---|---|---|---|");
-    for &(members, kube, seconds) in cases {
+    let cases: &[(usize, bool, u64, bool)] = if benching {
+        &CASES
+    } else {
+        &[(3, true, 60, true)]
+    };
+    println!("| members | Kubernetes | virtual time | monitor | peak RSS | peak heap | wall |");
+    println!("|---|---|---|---|---|---|---|");
+    for &(members, kube, seconds, monitor) in cases {
         let exe = std::env::current_exe().expect("the benchmark's own path");
         let out = Command::new(exe)
-            .env(CHILD, format!("{members} {kube} {seconds}"))
+            .env(CHILD, format!("{members} {kube} {seconds} {monitor}"))
             .output()
             .expect("run a case");
         let report = String::from_utf8_lossy(&out.stdout);
@@ -60,17 +67,21 @@ fn child(case: &str) {
     let members: usize = words.next().and_then(|w| w.parse().ok()).unwrap_or(3);
     let kube = words.next() == Some("true");
     let seconds: u64 = words.next().and_then(|w| w.parse().ok()).unwrap_or(60);
+    let monitor = words.next() == Some("true");
     let mut session = Session::new(ClusterConfig::new(members, 1));
-    session.watch_invariants();
+    if monitor {
+        session.watch_invariants();
+    }
     let start = Instant::now();
     let run = run_script(&mut session, &soak_script(kube, seconds), false);
     let wall = start.elapsed();
     assert_eq!(run.code, 0, "{}", run.stderr);
     let mb = |bytes: f64| bytes / 1e6;
     println!(
-        "| {members} | {} | {} s | {:.1} MB | {:.1} MB | {:.2} s |",
+        "| {members} | {} | {} s | {} | {:.1} MB | {:.1} MB | {:.2} s |",
         if kube { "up" } else { "no" },
         seconds,
+        if monitor { "on" } else { "off" },
         mb(peak_rss_bytes().unwrap_or(0) as f64),
         mb(ALLOC.peak_bytes() as f64),
         wall.as_secs_f64()
