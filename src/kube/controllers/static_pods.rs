@@ -140,17 +140,13 @@ impl Controllers {
     ) -> Tick {
         let status = meta::at(pod, &["status", "containerStatuses"])
             .and_then(Value::as_array)
-            .and_then(|s| s.first())
-            .cloned();
-        let was_running = status
-            .as_ref()
-            .is_some_and(|s| meta::at(s, &["state", "running"]).is_some());
+            .and_then(|s| s.first());
+        let was_running = status.is_some_and(|s| meta::at(s, &["state", "running"]).is_some());
         if status.is_some() && was_running == running {
             return Ok(());
         }
         let now = meta::timestamp(world.now());
         let restarts = status
-            .as_ref()
             .and_then(|s| meta::i64_at(s, &["restartCount"]))
             .unwrap_or(0);
         let container = meta::at(pod, &["spec", "containers"])
