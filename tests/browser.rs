@@ -956,3 +956,37 @@ fn memory_benchmark_three_hours_with_kubernetes_at_100x() {
         },
     );
 }
+
+/// An imported script replays with the switches its header names (the import read only
+/// `--members` and `--seed`, so `--no-pre-vote` and `--teach` were lost): issue 11.
+#[test]
+fn an_imported_script_keeps_the_switches_of_its_header() {
+    story(
+        "an_imported_script_keeps_the_switches_of_its_header",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            page.wait_count("[data-member]", 3).await?;
+            page.open_tab("share").await?;
+            let script = "# raftlab run --members 5 --seed 9 --no-pre-vote --teach forget-vote\nwait leader\n";
+            page.set_value("[data-import-script]", script).await?;
+            page.click(r#"[data-action="import-run"]"#).await?;
+            page.wait_count("[data-member]", 5).await?;
+            page.open_tab("rules").await?;
+            let checked = async |key: &str| -> browser_support::Result<bool> {
+                let v = page
+                    .execute(
+                        "const e = document.querySelector(`[data-switch=\"${arguments[0]}\"]`); return e ? e.checked : null;",
+                        vec![key.into()],
+                    )
+                    .await?;
+                v.as_bool().ok_or_else(|| format!("no switch {key}").into())
+            };
+            assert!(!checked("pre-vote").await?, "--no-pre-vote");
+            assert!(checked("check-quorum").await?, "check-quorum stays on");
+            assert!(checked("forget-vote").await?, "--teach forget-vote");
+            assert!(!checked("commit-old-terms").await?);
+            assert_eq!(input_value(&page, r#"[data-control="seed"]"#).await?, "9");
+            Ok(())
+        },
+    );
+}

@@ -90,6 +90,38 @@ impl ClusterConfig {
         out
     }
 
+    /// The inverse of [`ClusterConfig::flags`]: this configuration with a script header's
+    /// flags applied (`--members 3 --seed 7 --no-pre-vote --teach forget-vote`).
+    pub fn with_flags(mut self, words: &[&str]) -> Result<ClusterConfig, String> {
+        let mut words = words.iter().copied();
+        while let Some(flag) = words.next() {
+            let mut value = || words.next().ok_or_else(|| format!("{flag} needs a value"));
+            match flag {
+                "--members" => {
+                    let n = value()?;
+                    self.members = n
+                        .parse()
+                        .ok()
+                        .filter(|n| (1..=11).contains(n))
+                        .ok_or_else(|| format!("--members must be between 1 and 11, not {n:?}"))?;
+                }
+                "--seed" => {
+                    let seed = value()?;
+                    self.seed = seed.parse().map_err(|_| format!("bad --seed {seed:?}"))?;
+                }
+                "--no-pre-vote" => self.pre_vote = false,
+                "--no-check-quorum" => self.check_quorum = false,
+                "--teach" => {
+                    for name in value()?.split(',').filter(|n| !n.is_empty()) {
+                        self.teach(name)?;
+                    }
+                }
+                other => return Err(format!("unknown flag {other:?}")),
+            }
+        }
+        Ok(self)
+    }
+
     pub fn raft_config(&self, id: MemberId, voters: &[MemberId]) -> Config {
         let mut config = Config::new(id, voters.to_vec());
         config.election_tick = self.election_tick;
@@ -486,6 +518,31 @@ impl Sim<Member> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_script_header_reads_back_every_switch_it_writes() {
+        for bits in 0..32u32 {
+            let mut c = ClusterConfig::new(1 + bits as usize % 11, u64::from(bits) * 7);
+            c.pre_vote = bits & 1 == 0;
+            c.check_quorum = bits & 2 == 0;
+            c.teaching.commit_old_terms_by_counting = bits & 4 != 0;
+            c.teaching.vote_without_log_check = bits & 8 != 0;
+            c.teaching.forget_vote_on_restart = bits & 16 != 0;
+            let flags = c.flags();
+            let words: Vec<&str> = flags.split_whitespace().collect();
+            let back = ClusterConfig::new(3, 1).with_flags(&words).unwrap();
+            assert_eq!(back.flags(), flags);
+            assert_eq!(back.teaching, c.teaching);
+        }
+        let bad = |words: &[&str]| ClusterConfig::new(3, 1).with_flags(words).unwrap_err();
+        assert_eq!(
+            bad(&["--members", "12"]),
+            "--members must be between 1 and 11, not \"12\""
+        );
+        assert_eq!(bad(&["--seed"]), "--seed needs a value");
+        assert!(bad(&["--teach", "nope"]).starts_with("unknown teaching switch"));
+        assert_eq!(bad(&["--fast"]), "unknown flag \"--fast\"");
+    }
 
     fn elect(seed: u64) -> Cluster {
         let mut c = ClusterConfig::new(3, seed).build();

@@ -178,32 +178,25 @@ pub fn check_script(text: &str) -> Result<(), String> {
 }
 
 /// Reads the settings from an exported script's first line
-/// (`# raftlab run --members N --seed S`), if it has one.
+/// (`# raftlab run --members N --seed S --no-pre-vote --teach …`), if it has one.
 pub fn settings_from_script(text: &str, base: &Settings) -> Settings {
-    let mut settings = base.clone();
-    let Some(first) = text.lines().next() else {
-        return settings;
-    };
-    let Some(rest) = first.trim().strip_prefix("# raftlab run") else {
-        return settings;
+    let header = text.lines().next().unwrap_or_default().trim();
+    let Some(rest) = header.strip_prefix("# raftlab run") else {
+        return base.clone();
     };
     let words: Vec<&str> = rest.split_whitespace().collect();
-    for pair in words.windows(2) {
-        match pair {
-            ["--members", n] => {
-                if let Some(n) = n.parse().ok().filter(|n| (1..=MAX_MEMBERS).contains(n)) {
-                    settings.members = n;
-                }
-            }
-            ["--seed", s] => {
-                if let Ok(s) = s.parse() {
-                    settings.seed = s;
-                }
-            }
-            _ => {}
-        }
+    // As `raftlab run` reads it: etcd's defaults, then every flag the header names (a header
+    // it refuses leaves the settings as they were).
+    match ClusterConfig::new(base.members, base.seed).with_flags(&words) {
+        Ok(c) => Settings {
+            members: c.members,
+            seed: c.seed,
+            pre_vote: c.pre_vote,
+            check_quorum: c.check_quorum,
+            teaching: c.teaching,
+        },
+        Err(_) => base.clone(),
     }
-    settings
 }
 
 /// Percent-encodes everything but RFC 3986's unreserved characters.
