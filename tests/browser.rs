@@ -990,3 +990,35 @@ fn an_imported_script_keeps_the_switches_of_its_header() {
         },
     );
 }
+
+/// The console completes every verb the console runs, the tools included (`kube`, `kubectl`,
+/// `etcdutl` and `write` were missing from the page's own copy of the list): issue 11.
+#[test]
+fn completion_knows_every_verb() {
+    story("completion_knows_every_verb", async |h: Harness| {
+        let page = h.open(1280, 720).await?;
+        page.wait_count("[data-member]", 3).await?;
+        for (typed, completed) in [
+            ("kubec", "kubectl "),
+            ("etcdu", "etcdutl "),
+            ("wri", "write "),
+        ] {
+            page.set_value(CONSOLE, "").await?;
+            page.type_text(CONSOLE, typed).await?;
+            page.type_text(CONSOLE, &char::from(Key::Tab).to_string())
+                .await?;
+            assert_eq!(input_value(&page, CONSOLE).await?, completed, "{typed}");
+        }
+        page.set_value(CONSOLE, "").await?;
+        page.type_text(CONSOLE, "kub").await?;
+        page.type_text(CONSOLE, &char::from(Key::Tab).to_string())
+            .await?;
+        page.wait_exists("[data-console-hint]").await?;
+        let hint = page.text("[data-console-hint]").await?;
+        assert!(
+            hint.contains("kube") && hint.contains("kubectl"),
+            "hint: {hint}"
+        );
+        Ok(())
+    });
+}

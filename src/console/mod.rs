@@ -40,6 +40,42 @@ impl Output {
     }
 }
 
+/// Every command a console line can start with: the real tools, then the simulator's verbs
+/// (`Session::execute` dispatches each; the unknown-command text and the page's completion
+/// read this list).
+pub const VERBS: &[&str] = &[
+    "etcdctl",
+    "etcdutl",
+    "kubectl",
+    "kube",
+    "wait",
+    "status",
+    "kill",
+    "restart",
+    "pause",
+    "resume",
+    "timeout",
+    "transfer",
+    "partition",
+    "isolate",
+    "heal",
+    "latency",
+    "loss",
+    "drop",
+    "add-member",
+    "add-learner",
+    "remove-member",
+    "promote",
+    "snapshot",
+    "snapshot-count",
+    "fsync",
+    "drop-message",
+    "delay-message",
+    "write",
+    "echo",
+    "date",
+];
+
 /// How long `wait leader` waits before giving up (virtual time).
 pub const WAIT_LEADER_LIMIT_MS: Millis = 60_000;
 /// The longest `wait`: past an hour and a bit (the API server's event TTL plus its lease's
@@ -477,7 +513,9 @@ impl Session {
             "kube" => self.kube_verb(&args, line), // kube:
             "write" => self.write_file(&args, stdin, line),
             "status" => self.status(&args),
-            "kill" | "restart" | "pause" | "resume" | "timeout" => self.member_action(verb, &args, line),
+            "kill" | "restart" | "pause" | "resume" | "timeout" => {
+                self.member_action(verb, &args, line)
+            }
             "transfer" => self.transfer(&args, line),
             "partition" => self.partition(&args, line),
             "isolate" => self.isolate(&args, line),
@@ -490,7 +528,10 @@ impl Session {
             "drop-message" | "delay-message" => self.message(verb, &args, line),
             "loss" => self.loss(&args, line),
             "drop" => self.drop_link(&args, line),
-            other => Err(format!("unknown command {other:?} (try: etcdctl, etcdutl, kubectl, kube, wait, status, kill, restart, pause, resume, timeout, transfer, partition, isolate, heal, latency, loss, drop, add-member, add-learner, remove-member, promote, snapshot, snapshot-count, fsync, drop-message, delay-message, write, echo, date)")),
+            other => Err(format!(
+                "unknown command {other:?} (try: {})",
+                VERBS.join(", ")
+            )),
         };
         result.unwrap_or_else(Output::error)
     }
@@ -1007,6 +1048,18 @@ mod tests {
 
     fn session() -> Session {
         Session::new(ClusterConfig::new(3, 1))
+    }
+
+    #[test]
+    fn every_verb_listed_is_one_the_console_runs() {
+        for verb in VERBS {
+            let out = session().execute(verb, None);
+            assert!(
+                !out.stderr.contains("unknown command") && !out.stderr.contains("not found"),
+                "{verb}: {:?}",
+                out.stderr
+            );
+        }
     }
 
     #[test]

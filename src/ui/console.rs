@@ -3,38 +3,9 @@
 
 use super::i18n::{t, Lang, Text};
 use super::model::ConsoleEntry;
+use crate::console::VERBS;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
-
-/// The simulator's verbs (as `Session::execute` knows them) and the real tools.
-pub const VERBS: &[&str] = &[
-    "add-learner",
-    "add-member",
-    "date",
-    "delay-message",
-    "drop",
-    "drop-message",
-    "echo",
-    "etcdctl",
-    "fsync",
-    "heal",
-    "isolate",
-    "kill",
-    "latency",
-    "loss",
-    "partition",
-    "pause",
-    "promote",
-    "remove-member",
-    "restart",
-    "resume",
-    "snapshot",
-    "snapshot-count",
-    "status",
-    "timeout",
-    "transfer",
-    "wait",
-];
 
 const ETCDCTL: &[&str] = &[
     "compaction",
@@ -57,7 +28,11 @@ pub fn complete(line: &str, members: &[String]) -> (String, Vec<String>) {
     let (head, word) = line.split_at(cut);
     let before: Vec<&str> = head.split_whitespace().collect();
     let pool: Vec<String> = match before.as_slice() {
-        [] => VERBS.iter().map(|s| s.to_string()).collect(),
+        [] => {
+            let mut verbs: Vec<String> = VERBS.iter().map(|s| s.to_string()).collect();
+            verbs.sort();
+            verbs
+        }
         ["etcdctl"] => ETCDCTL.iter().map(|s| s.to_string()).collect(),
         ["wait"] => vec!["leader".into(), "1s".into()],
         ["status"] => vec!["-w".into()],
