@@ -1,5 +1,8 @@
 //! Scripts: one command per line, `#` comments, `<<EOF` heredocs as standard input.
 
+use super::Session;
+use std::fmt::Write as _;
+
 /// One command of a script, with the line it started on (1-based).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScriptLine {
@@ -59,6 +62,56 @@ fn heredoc_marker(line: &str) -> Option<(&str, &str)> {
         .trim_matches(|c| c == '\'' || c == '"');
     let valid = !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     valid.then(|| (line[..pos].trim_end(), word))
+}
+
+/// The result of running a whole script.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunOutput {
+    pub stdout: String,
+    pub stderr: String,
+    /// 0 if every command exited 0, else 1.
+    pub code: i32,
+}
+
+/// Runs `text` as a script. With `echo`, each command's output is preceded by `$ <line>` and
+/// followed by `[exit N]` when N ≠ 0, all on stdout; otherwise stdout and stderr stay apart.
+/// A failing line does not stop the run; errors of the script itself name their line.
+pub fn run_script(session: &mut Session, text: &str, echo: bool) -> RunOutput {
+    let mut run = RunOutput::default();
+    for line in parse(text) {
+        let mut out = session.execute(&line.text, line.stdin.as_deref());
+        if out.code != 0 {
+            run.code = 1;
+            if out.stderr.starts_with("Error: ") && !is_tool_command(&line.text) {
+                out.stderr = format!("Error: line {}: {}", line.line_no, &out.stderr[7..]);
+            }
+        }
+        if echo {
+            let first = line.text.clone() + line.stdin.as_ref().map_or("", |_| " <<EOF");
+            let _ = writeln!(run.stdout, "$ {first}");
+            run.stdout.push_str(&out.stdout);
+            run.stdout.push_str(&out.stderr);
+            if out.code != 0 {
+                let _ = writeln!(run.stdout, "[exit {}]", out.code);
+            }
+        } else {
+            run.stdout.push_str(&out.stdout);
+            run.stderr.push_str(&out.stderr);
+        }
+    }
+    run
+}
+
+/// Lines for the real tools keep the tools' own error text, without line numbers.
+fn is_tool_command(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    let first = match words.next() {
+        // `timeout N etcdctl ...` is still the tool talking.
+        Some("timeout") => words.nth(1).unwrap_or(""),
+        Some(word) => word,
+        None => "",
+    };
+    super::verbs::find(first).is_some_and(|v| v.tool)
 }
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 
 use super::i18n::{t, Lang, Text};
 use super::model::ConsoleEntry;
-use crate::console::VERBS;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -29,7 +28,8 @@ pub fn complete(line: &str, members: &[String]) -> (String, Vec<String>) {
     let before: Vec<&str> = head.split_whitespace().collect();
     let pool: Vec<String> = match before.as_slice() {
         [] => {
-            let mut verbs: Vec<String> = VERBS.iter().map(|s| s.to_string()).collect();
+            let mut verbs: Vec<String> =
+                crate::console::verbs::names().map(str::to_string).collect();
             verbs.sort();
             verbs
         }

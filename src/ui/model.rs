@@ -238,7 +238,7 @@ impl Model {
         if let Err(e) = session.rewind_to(t) {
             self.notice = Some(Notice {
                 error: true,
-                text: e,
+                text: e.to_string(),
             });
             return;
         }

@@ -2,8 +2,17 @@
 //! `"$rev"`), command substitution (`$(etcdctl endpoint status -w json | jq …)`), `echo`, and
 //! `date` on the virtual clock (`snapshot-$(date +%Y%m%d).db`).
 
+pub mod pipe;
+
+use super::error::ConsoleError;
 use crate::base::Millis;
 use crate::etcd::EPOCH_UNIX_MS;
+
+/// A line split into words as a POSIX shell splits them (quotes, escapes).
+pub fn words(line: &str) -> Result<Vec<String>, ConsoleError> {
+    shlex::split(line)
+        .ok_or_else(|| ConsoleError::Syntax("unterminated quote or trailing backslash".into()))
+}
 
 /// `NAME=value` (a bare assignment): the name and the unexpanded value.
 pub fn assignment(line: &str) -> Option<(&str, &str)> {

@@ -1,0 +1,243 @@
+//! The console session: a world, what was done to it (for export and rewind), its files and
+//! shell variables; a line goes in, through the shell (assignments, expansion, pipelines) to
+//! the verb its first word names.
+
+use super::error::ConsoleError;
+use super::timeline::Timeline;
+use super::{shell, Output};
+use crate::base::{format_duration, Millis};
+use crate::check::Monitor;
+use crate::etcd::{Cluster, ClusterConfig};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// One command that changed the world, and exactly where in the run it was given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HistoryEntry {
+    pub time_ms: Millis,
+    /// Events the world had handled when the command ran (several can share a millisecond).
+    pub steps: u64,
+    /// When the command was done (later than `time_ms` for commands that wait).
+    pub end_ms: Millis,
+    pub line: String,
+    pub stdin: Option<String>,
+}
+
+/// A world plus the history of what was done to it: any run can be exported as a script that
+/// replays it exactly (with the same seed), and rewound to any earlier moment to branch off.
+#[derive(Clone, Debug)]
+pub struct Session {
+    pub config: ClusterConfig,
+    pub world: Cluster,
+    pub(super) history: Vec<HistoryEntry>,
+    pub(super) timeline: Timeline,
+    /// Re-running recorded commands: do not record them again.
+    pub(super) replaying: bool,
+    /// Where the command being executed started (time, events handled).
+    command_start: (Millis, u64),
+    /// The run's working directory (`snapshot save`, `etcdutl snapshot restore`): a virtual
+    /// filesystem, so the browser and the CLI behave alike.
+    pub files: BTreeMap<String, Vec<u8>>,
+    // kube: the mock Kubernetes control plane, once `kube up` started it.
+    pub kube: Option<crate::kube::ControlPlane>,
+    /// The invariant checkers, when watched (the page): checkpointed with the world, so a
+    /// rewind keeps what they saw before the moment it goes back to.
+    pub(super) monitor: Option<Monitor>,
+    /// Shell variables (`rev=$(…)`).
+    pub(super) vars: BTreeMap<String, String>,
+    /// Running a command substitution: its command is part of the line recorded, not one of
+    /// its own.
+    substituting: bool,
+}
+
+impl Session {
+    pub fn new(config: ClusterConfig) -> Session {
+        let world = config.build();
+        Session {
+            timeline: Timeline::new(&world),
+            world,
+            config,
+            history: Vec::new(),
+            replaying: false,
+            command_start: (0, 0),
+            files: BTreeMap::new(),
+            kube: None, // kube:
+            monitor: None,
+            vars: BTreeMap::new(),
+            substituting: false,
+        }
+    }
+
+    /// Starts watching the invariants (from the first checkpoint on, so that every rewind
+    /// finds checkers): the page's monitor.
+    pub fn watch_invariants(&mut self) {
+        let mut monitor = Monitor::new();
+        monitor.observe(&self.world);
+        self.timeline.watch_invariants();
+        self.monitor = Some(monitor);
+    }
+
+    /// The invariant checkers, if watched.
+    pub fn monitor(&self) -> Option<&Monitor> {
+        self.monitor.as_ref()
+    }
+
+    /// Lets the checkers look at the world as it is now.
+    pub fn observe(&mut self) {
+        if let Some(m) = &mut self.monitor {
+            m.observe(&self.world);
+        }
+    }
+
+    pub fn history(&self) -> &[HistoryEntry] {
+        &self.history
+    }
+
+    /// The run so far as a script: the commands, with `wait`s for the time between them.
+    pub fn export_script(&self) -> String {
+        let c = &self.config;
+        let mut out = format!("# raftlab run {}\n", c.flags());
+        let mut time = 0;
+        for entry in &self.history {
+            if entry.time_ms > time {
+                let _ = writeln!(out, "wait {}", format_duration(entry.time_ms - time));
+            }
+            time = entry.end_ms;
+            match &entry.stdin {
+                Some(stdin) => {
+                    let _ = write!(out, "{} <<EOF\n{stdin}EOF\n", entry.line);
+                }
+                None => {
+                    let _ = writeln!(out, "{}", entry.line);
+                }
+            }
+        }
+        if self.world.now() > time {
+            let _ = writeln!(out, "wait {}", format_duration(self.world.now() - time));
+        }
+        out
+    }
+
+    pub(super) fn record(&mut self, line: &str) {
+        self.record_with_stdin(line, None);
+    }
+
+    pub(super) fn record_with_stdin(&mut self, line: &str, stdin: Option<&str>) {
+        if self.replaying || self.substituting {
+            return;
+        }
+        let (time_ms, steps) = self.command_start;
+        self.history.push(HistoryEntry {
+            time_ms,
+            steps,
+            end_ms: self.world.now(),
+            line: line.to_string(),
+            stdin: stdin.map(str::to_string),
+        });
+    }
+
+    /// Keeps the world's wire log (`Sim::set_wire_log`), in every checkpoint too, so that a
+    /// rewound run records its messages as the first one did.
+    pub fn set_wire_log(&mut self, keep: usize) {
+        self.world.set_wire_log(keep);
+        self.timeline.set_wire_log(keep);
+    }
+
+    /// Handles one event (the UI's single step).
+    pub fn step(&mut self) -> bool {
+        self.world.step()
+    }
+
+    /// Runs one command line; `stdin` is its standard input (a heredoc), if any. A pipeline
+    /// (`etcdctl get / --prefix --keys-only | wc -l`) runs its first command here and filters
+    /// that command's output with the rest (`shell::pipe`); it is recorded whole.
+    pub fn execute(&mut self, line: &str, stdin: Option<&str>) -> Output {
+        self.try_execute(line, stdin).unwrap_or_else(Output::error)
+    }
+
+    fn try_execute(&mut self, line: &str, stdin: Option<&str>) -> Result<Output, ConsoleError> {
+        // Shell variables and command substitutions first; the line is recorded as typed.
+        let start = (self.world.now(), self.world.steps());
+        if let Some((name, value)) = shell::assignment(line.trim()) {
+            let words = shell::words(&self.expand(value)?)?;
+            self.vars.insert(name.to_string(), words.join(" "));
+            self.command_start = start;
+            self.record_with_stdin(line, stdin);
+            return Ok(Output::default());
+        }
+        let expanded = self.expand(line)?;
+        let recorded = self.history.len();
+        let out = self.execute_pipeline(&expanded, stdin)?;
+        if expanded != line && self.history.len() > recorded {
+            if let Some(entry) = self.history.last_mut() {
+                entry.line = line.to_string();
+                (entry.time_ms, entry.steps) = start;
+            }
+        }
+        Ok(out)
+    }
+
+    /// `$NAME`, `${NAME}` and `$(command)` in `line`, the commands run (not recorded: the
+    /// line that holds them is).
+    fn expand(&mut self, line: &str) -> Result<String, ConsoleError> {
+        if !line.contains('$') {
+            return Ok(line.to_string());
+        }
+        let vars = self.vars.clone();
+        let was = std::mem::replace(&mut self.substituting, true);
+        let result = shell::expand(
+            line,
+            &|name| vars.get(name).cloned().unwrap_or_default(),
+            &mut |command| self.execute(command, None).stdout,
+        );
+        self.substituting = was;
+        result.map_err(ConsoleError::Syntax)
+    }
+
+    fn execute_pipeline(
+        &mut self,
+        line: &str,
+        stdin: Option<&str>,
+    ) -> Result<Output, ConsoleError> {
+        // Only some verbs pipe (the simulator's own `partition m1 | m2` uses the bar).
+        let segments = shell::pipe::split(line);
+        let pipes = |s: &&str| {
+            let first = s.split_whitespace().next().unwrap_or("");
+            super::verbs::find(first).is_some_and(|v| v.pipes)
+        };
+        let Some((first, filters)) = segments
+            .split_first()
+            .filter(|(first, f)| !f.is_empty() && pipes(first))
+        else {
+            return Ok(self.execute_command(line, stdin));
+        };
+        if first.is_empty() || filters.iter().any(|f| f.is_empty()) {
+            // bash refuses the whole line before running any of it.
+            return Err(ConsoleError::Syntax(
+                "syntax error near unexpected token `|'".into(),
+            ));
+        }
+        let recorded = self.history.len();
+        let mut out = self.execute_command(first, stdin);
+        if self.history.len() > recorded {
+            if let Some(entry) = self.history.last_mut() {
+                entry.line = line.to_string();
+            }
+        }
+        for f in filters {
+            let (stdout, stderr, code) = shell::pipe::filter(&shell::words(f)?, &out.stdout);
+            out.stdout = stdout;
+            out.stderr.push_str(&stderr);
+            out.code = code;
+        }
+        Ok(out)
+    }
+
+    fn execute_command(&mut self, line: &str, stdin: Option<&str>) -> Output {
+        self.command_start = (self.world.now(), self.world.steps());
+        match shell::words(line) {
+            Ok(words) => self.run_verb(&words, line, stdin),
+            Err(e) => Output::error(e),
+        }
+    }
+}

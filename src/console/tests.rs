@@ -1,0 +1,520 @@
+use super::timeline::{MAX_CHECKPOINTS, MAX_OLD_CHECKPOINTS, RECENT_MS};
+use super::*;
+use crate::etcd::ClusterConfig;
+
+fn session() -> Session {
+    Session::new(ClusterConfig::new(3, 1))
+}
+
+#[test]
+fn every_verb_listed_is_one_the_console_runs() {
+    for verb in verbs::names() {
+        let out = session().execute(verb, None);
+        assert!(
+            !out.stderr.contains("unknown command") && !out.stderr.contains("not found"),
+            "{verb}: {:?}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn unknown_verbs_bad_members_and_durations_are_errors_not_panics() {
+    let mut s = session();
+    for bad in [
+        "frobnicate",
+        "kill",
+        "kill m9",
+        "kill x",
+        "wait soon",
+        "wait",
+        "partition m1",
+        "partition m1 |",
+        "drop m1",
+        "drop m1 m2 2",
+        "loss -1",
+        "latency fast",
+        "status -w yaml",
+        "kill 'm1",
+        "heal now",
+    ] {
+        let out = s.execute(bad, None);
+        assert_eq!(out.code, 1, "{bad}");
+        assert!(out.stderr.starts_with("Error: "), "{bad}: {:?}", out.stderr);
+    }
+    assert_eq!(s.execute("", None), Output::default());
+}
+
+#[test]
+fn script_errors_name_their_line_and_the_run_goes_on() {
+    let mut s = session();
+    let run = run_script(
+        &mut s,
+        "wait leader\n\nbogus\nkill m7\nstatus -w json\n",
+        true,
+    );
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("$ bogus\nError: line 3: unknown command \"bogus\""),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("Error: line 4: no member named \"m7\"\n[exit 1]\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("\"leader\":\"m"), "{}", run.stdout);
+}
+
+#[test]
+fn time_travel_returns_exactly_to_the_recorded_state_and_branches() {
+    let mut s = session();
+    run_script(
+        &mut s,
+        "wait leader\nkill leader\nwait 1200ms\npartition m1 | m2,m3\nwait 700ms\n",
+        false,
+    );
+    s.run_for(3_000 - s.world.now());
+    assert_eq!(s.world.now(), 3_000);
+    let (status_at_t, hash_at_t, steps_at_t) =
+        (s.world.status(), s.world.trace_hash(), s.world.steps());
+    run_script(
+        &mut s,
+        "heal\nwait 2s\ntimeout m2\nwait 3s\nrestart m1\nwait 2s\n",
+        false,
+    );
+    assert!(s.world.now() > 9_000);
+    assert_ne!(s.world.trace_hash(), hash_at_t);
+
+    s.rewind_to(3_000).unwrap();
+    assert_eq!(s.world.now(), 3_000);
+    assert_eq!(s.world.status(), status_at_t);
+    assert_eq!(
+        s.world.trace_hash(),
+        hash_at_t,
+        "the replay is event for event the same"
+    );
+    assert_eq!(s.world.steps(), steps_at_t);
+    assert!(
+        !s.export_script().contains("heal"),
+        "the future was forgotten"
+    );
+
+    // A new branch from there, and a rewind into it again.
+    run_script(&mut s, "isolate m2\nwait 4s\n", false);
+    let hash_branch = s.world.trace_hash();
+    s.rewind_to(5_000).unwrap();
+    s.run_for(2_000);
+    assert_eq!(s.world.trace_hash(), hash_branch);
+    assert!(s.rewind_to(999_999).is_err(), "no travel into the future");
+}
+
+#[test]
+fn time_travel_includes_the_kubernetes_control_plane() {
+    let mut s = session();
+    run_script(&mut s, "wait leader\nkube up\nwait 3s\n", false);
+    s.run_for(1_000);
+    let t = s.world.now();
+    let hash_at_t = s.world.trace_hash();
+    let manifest = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n";
+    s.execute("kubectl apply -f -", Some(manifest));
+    s.run_for(5_000);
+    let after = s.world.trace_hash();
+    s.rewind_to(t).unwrap();
+    assert_eq!(s.world.trace_hash(), hash_at_t);
+    s.execute("kubectl apply -f -", Some(manifest));
+    s.run_for(5_000);
+    assert_eq!(
+        s.world.trace_hash(),
+        after,
+        "replaying the same commands with the control plane gives the same run"
+    );
+}
+
+#[test]
+fn after_an_hour_with_kubernetes_a_rewind_still_lands_exactly() {
+    let manifest = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n";
+    let mut s = session();
+    s.watch_invariants();
+    run_script(&mut s, "wait leader\nkube up\n", false);
+    s.execute("kubectl apply -f -", Some(manifest));
+    // The moments to come back to: early, after the scale, and near the end.
+    let moments: [Millis; 3] = [90_000, 1_900_000, 3_500_000];
+    let mut seen = Vec::new();
+    for (i, t) in moments.into_iter().enumerate() {
+        s.run_for(t - s.world.now());
+        let (hash, status) = (s.world.trace_hash(), s.world.status());
+        let pods = s.execute("kubectl get pods", None).stdout;
+        seen.push((hash, status, pods));
+        s.rewind_to(t).unwrap();
+        if i == 0 {
+            run_script(
+                &mut s,
+                "wait 30m\nkubectl scale deployment web --replicas=3\n",
+                false,
+            );
+        }
+    }
+    let end = 3_660_000;
+    s.run_for(end - s.world.now());
+    let end_hash = s.world.trace_hash();
+    let lands = |s: &mut Session, i: usize| {
+        let (t, (hash, status, pods)) = (moments[i], &seen[i]);
+        s.rewind_to(t).unwrap();
+        assert_eq!(s.world.now(), t);
+        assert_eq!(s.world.trace_hash(), *hash, "at {t} ms");
+        assert_eq!(s.world.status(), *status, "at {t} ms");
+        assert_eq!(
+            s.execute("kubectl get pods", None).stdout,
+            *pods,
+            "at {t} ms"
+        );
+        s.rewind_to(t).unwrap();
+    };
+    lands(&mut s, 2);
+    lands(&mut s, 1);
+    // Forward again from there: the same half hour, event for event.
+    s.run_for(end - s.world.now());
+    assert_eq!(s.world.trace_hash(), end_hash);
+    lands(&mut s, 0);
+    assert!(s.monitor().is_some_and(|m| m.violations().is_empty()));
+}
+
+#[test]
+fn checkpoints_are_dense_for_the_last_hour_and_few_before_it() {
+    let mut s = session();
+    run_script(&mut s, "wait leader\n", false);
+    s.run_for(1_800_000 - s.world.now());
+    let hash_at_half_hour = s.world.trace_hash();
+    s.run_for(3 * 3_600_000 - s.world.now());
+    let times = s.checkpoint_times();
+    let horizon = s.world.now() - RECENT_MS;
+    let old = times.iter().filter(|t| **t < horizon).count();
+    assert_eq!(times[0], 0, "the first moment is always kept");
+    assert!(old <= MAX_OLD_CHECKPOINTS + 1, "{old} old checkpoints");
+    assert!(times.len() <= MAX_CHECKPOINTS + MAX_OLD_CHECKPOINTS + 1);
+    let recent: Vec<Millis> = times.iter().copied().filter(|t| *t >= horizon).collect();
+    let widest = recent.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+    assert!(
+        widest <= 16_000,
+        "the last hour has a checkpoint every {widest} ms at most"
+    );
+    s.rewind_to(1_800_000).unwrap();
+    assert_eq!(
+        s.world.trace_hash(),
+        hash_at_half_hour,
+        "exact from an old checkpoint"
+    );
+}
+
+#[test]
+fn the_control_plane_does_not_depend_on_how_time_is_sliced() {
+    let manifest = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n";
+    let run = |slice: Millis| {
+        let mut s = session();
+        run_script(&mut s, "wait leader\nkube up\n", false);
+        s.execute("kubectl apply -f -", Some(manifest));
+        let end = s.world.now() + 8_000;
+        while s.world.now() < end {
+            s.run_for(slice.min(end - s.world.now()));
+        }
+        (s.world.now(), s.world.trace_hash())
+    };
+    assert_eq!(
+        run(37),
+        run(8_000),
+        "frames of 37 ms and one 8 s step give the same run"
+    );
+}
+
+#[test]
+fn a_thousand_lines_of_junk_never_panic_and_each_is_reported() {
+    let mut rng = crate::base::Rng::new(2024);
+    let verbs = [
+        "kill",
+        "restart",
+        "wait",
+        "partition",
+        "drop",
+        "latency",
+        "loss",
+        "fsync",
+        "transfer",
+        "delay-message",
+        "status",
+    ];
+    let mut script = String::new();
+    for i in 0..1_000 {
+        let line: String = match i % 4 {
+            0 => (0..rng.range(1, 40))
+                .map(|_| char::from(rng.range(33, 127) as u8))
+                .filter(|c| *c != '#')
+                .collect(),
+            1 => format!(
+                "{} {}",
+                rng.pick(&verbs).unwrap(),
+                ["m99", "'oops", "-1", "|", "x y z", "\\"][rng.range(0, 6) as usize]
+            ),
+            2 => format!("zz{}", rng.next_u64()),
+            _ => String::from_utf8_lossy(
+                &(0..rng.range(1, 30))
+                    .map(|_| rng.range(128, 256) as u8)
+                    .collect::<Vec<u8>>(),
+            )
+            .into_owned(),
+        };
+        script.push_str(&line);
+        script.push('\n');
+    }
+    // A junk line that happens to read `name=value` is a shell assignment, not an error.
+    let parsed: Vec<_> = script::parse(&script)
+        .into_iter()
+        .filter(|l| shell::assignment(&l.text).is_none())
+        .collect();
+    let run = run_script(&mut s_for_junk(), &script, true);
+    assert_eq!(run.code, 1);
+    let reported = run.stdout.matches("Error: line ").count();
+    assert_eq!(reported, parsed.len(), "every junk line is reported once");
+    for line in &parsed {
+        assert!(
+            run.stdout
+                .contains(&format!("Error: line {}: ", line.line_no)),
+            "line {}",
+            line.line_no
+        );
+    }
+}
+
+#[test]
+fn random_tool_lines_never_panic() {
+    // Words that real command lines are made of, shuffled into nonsense.
+    let words = [
+        "get",
+        "put",
+        "del",
+        "txn",
+        "watch",
+        "lease",
+        "grant",
+        "revoke",
+        "keep-alive",
+        "member",
+        "add",
+        "remove",
+        "list",
+        "endpoint",
+        "status",
+        "health",
+        "hashkv",
+        "snapshot",
+        "save",
+        "restore",
+        "compaction",
+        "defrag",
+        "alarm",
+        "disarm",
+        "move-leader",
+        "check",
+        "perf",
+        "apply",
+        "create",
+        "delete",
+        "describe",
+        "scale",
+        "rollout",
+        "undo",
+        "history",
+        "set",
+        "image",
+        "deployment",
+        "pod",
+        "secret",
+        "generic",
+        "-f",
+        "-",
+        "-o",
+        "yaml",
+        "json",
+        "wide",
+        "-w",
+        "table",
+        "fields",
+        "--prefix",
+        "--rev=-3",
+        "--limit=x",
+        "--lease=zz",
+        "--endpoints=m9",
+        "--hex",
+        "--",
+        "''",
+        "\"",
+        "foo",
+        "m1",
+        "--replicas=-1",
+        "web",
+        "nginx:1",
+        "-n",
+        "kube-system",
+        "--keys-only",
+        "--from-key",
+        "\\x00",
+        "--bump-revision",
+        "99999999999999999999",
+        "--data-dir",
+        "/",
+        "--command-timeout=1ms",
+        "ключ",
+    ];
+    let tools = ["etcdctl", "etcdutl", "kubectl"];
+    let mut rng = crate::base::Rng::new(99);
+    let mut s = session();
+    s.execute("wait leader", None);
+    s.execute("kube up", None);
+    let (mut failed, mut succeeded) = (0, 0);
+    for _ in 0..1_500 {
+        let mut line = rng.pick(&tools).unwrap().to_string();
+        for _ in 0..rng.range(0, 7) {
+            line.push(' ');
+            line.push_str(rng.pick(&words).unwrap());
+        }
+        let stdin = rng
+            .chance(0.3)
+            .then(|| "kind: Deployment\n: : :\n\tvalue(\"x\") = \"y\"\nput a b\n\n".to_string());
+        let out = s.execute(&line, stdin.as_deref());
+        assert!(out.code >= 0, "{line}");
+        if out.code != 0 {
+            assert!(
+                !(out.stderr.is_empty() && out.stdout.is_empty()),
+                "{line}: failed silently"
+            );
+            failed += 1;
+        } else {
+            succeeded += 1;
+        }
+    }
+    assert!(
+        failed > 500 && succeeded > 50,
+        "{failed} failed, {succeeded} succeeded"
+    );
+}
+
+fn s_for_junk() -> Session {
+    session()
+}
+
+#[test]
+fn exported_scripts_carry_the_settings() {
+    let mut config = ClusterConfig::new(5, 9);
+    config.pre_vote = false;
+    config.teach("commit-old-terms").unwrap();
+    assert!(config.teach("nonsense").is_err());
+    let s = Session::new(config);
+    let header = s.export_script().lines().next().unwrap().to_string();
+    assert_eq!(
+        header,
+        "# raftlab run --members 5 --seed 9 --no-pre-vote --teach commit-old-terms"
+    );
+}
+
+#[test]
+fn export_replays_to_the_same_state() {
+    let mut a = session();
+    run_script(
+        &mut a,
+        "wait leader\nkill leader\nwait 3s\nrestart m1\nwait 1s\n",
+        false,
+    );
+    let script = a.export_script();
+    let mut b = session();
+    run_script(&mut b, &script, false);
+    assert_eq!(a.world.status(), b.world.status(), "{script}");
+    assert_eq!(a.world.trace_hash(), b.world.trace_hash());
+}
+
+/// A variable set from a command substitution is recorded as typed: the exported script
+/// replays it (the substituted command runs again, at the same moment), and a rewind to
+/// before it forgets the variable.
+#[test]
+fn variables_and_substitutions_replay_and_rewind() {
+    let mut s = Session::new(ClusterConfig::new(3, 1));
+    let script = "wait leader\netcdctl put k v\nwait 1s\nrev=$(etcdctl get k -w json | jq .header.revision)\nwait 1s\netcdctl get k --rev=\"$rev\" --print-value-only\n";
+    let run = run_script(&mut s, script, true);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(run.stdout.ends_with("v\n"), "{}", run.stdout);
+    let rev = s.vars.get("rev").cloned().unwrap();
+    assert!(rev.parse::<i64>().unwrap() > 1);
+    let exported = s.export_script();
+    assert!(
+        exported.contains("rev=$(etcdctl get k -w json | jq .header.revision)"),
+        "{exported}"
+    );
+    let mut again = Session::new(ClusterConfig::new(3, 1));
+    let rerun = run_script(&mut again, &exported, true);
+    assert_eq!(rerun.stdout, run.stdout);
+    assert_eq!(again.vars, s.vars);
+    let set_at = s
+        .history()
+        .iter()
+        .find(|h| h.line.starts_with("rev="))
+        .unwrap()
+        .time_ms;
+    s.rewind_to(set_at).unwrap();
+    assert!(
+        !s.vars.contains_key("rev"),
+        "set after the moment rewound to"
+    );
+}
+
+/// The page's invariant monitor lives in the session and is checkpointed with the world:
+/// going back to after a violation keeps it; going back to before it forgets it; running
+/// on from there sees it again, at the same moment.
+#[test]
+fn a_rewind_keeps_what_the_monitor_saw_before_it() {
+    let mut config = ClusterConfig::new(3, 4);
+    config.pre_vote = false;
+    let mut s = Session::new(config);
+    s.watch_invariants();
+    // As the page runs: a command, then frames of virtual time, each observed.
+    let frames = |s: &mut Session, ms: Millis| {
+        for _ in 0..ms / 16 {
+            s.run_for(16);
+        }
+    };
+    frames(&mut s, 2_000);
+    s.execute("isolate m3", None);
+    frames(&mut s, 6_000);
+    s.execute("heal", None);
+    frames(&mut s, 4_000);
+    let seen = s.monitor().unwrap().violations().to_vec();
+    let first = seen
+        .first()
+        .expect("a rejoining member disrupts the leader")
+        .clone();
+    let end = s.world.now();
+    assert!(first.time_ms < end);
+
+    let mut later = s.clone();
+    later
+        .rewind_to(first.time_ms + (end - first.time_ms) / 2)
+        .unwrap();
+    assert_eq!(later.monitor().unwrap().violations().first(), Some(&first));
+
+    // The checker saw it at the first frame after it happened (frames are 16 ms).
+    let mut before = s.clone();
+    before.rewind_to(first.time_ms - 17).unwrap();
+    assert!(before.monitor().unwrap().violations().is_empty());
+    let rest = end - before.world.now();
+    frames(&mut before, rest);
+    assert_eq!(
+        before
+            .monitor()
+            .unwrap()
+            .violations()
+            .first()
+            .map(|v| v.property),
+        Some(first.property)
+    );
+}

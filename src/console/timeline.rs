@@ -1,0 +1,210 @@
+//! Time travel: copies of the session taken as virtual time passes, and the rewind that starts
+//! from the latest copy before a moment and replays the recorded commands up to it.
+
+use super::error::ConsoleError;
+use super::session::{HistoryEntry, Session};
+use crate::base::{format_duration, Millis};
+use crate::check::Monitor;
+use crate::etcd::Cluster;
+use std::collections::BTreeMap;
+
+/// Virtual time between checkpoints (doubles when too many pile up).
+const CHECKPOINT_EVERY_MS: Millis = 1_000;
+/// Checkpoints of the last [`RECENT_MS`]: a rewind there replays at most the spacing.
+pub(super) const MAX_CHECKPOINTS: usize = 256;
+pub(super) const RECENT_MS: Millis = 3_600_000;
+/// Older moments keep only this many checkpoints (and the first), spread over the run: each
+/// holds a world that shares little with the present, so their number bounds the memory.
+pub(super) const MAX_OLD_CHECKPOINTS: usize = 8;
+
+/// A copy of the session's state, to travel back in time quickly.
+#[derive(Clone, Debug)]
+struct Checkpoint {
+    world: Cluster,
+    kube: Option<crate::kube::ControlPlane>,
+    files: BTreeMap<String, Vec<u8>>,
+    monitor: Option<Monitor>,
+    vars: BTreeMap<String, String>,
+    history_len: usize,
+}
+
+/// The checkpoints kept: dense over the last hour, few before it, and always the first.
+#[derive(Clone, Debug)]
+pub struct Timeline {
+    checkpoints: Vec<Checkpoint>,
+    every_ms: Millis,
+}
+
+impl Timeline {
+    pub fn new(world: &Cluster) -> Timeline {
+        let first = Checkpoint {
+            world: world.clone(),
+            kube: None,
+            files: BTreeMap::new(),
+            monitor: None,
+            vars: BTreeMap::new(),
+            history_len: 0,
+        };
+        Timeline {
+            checkpoints: vec![first],
+            every_ms: CHECKPOINT_EVERY_MS,
+        }
+    }
+
+    /// Every checkpoint gets checkers, so that every rewind finds some.
+    pub fn watch_invariants(&mut self) {
+        for c in &mut self.checkpoints {
+            c.monitor.get_or_insert_with(Monitor::new);
+        }
+    }
+
+    pub fn set_wire_log(&mut self, keep: usize) {
+        for c in &mut self.checkpoints {
+            c.world.set_wire_log(keep);
+        }
+    }
+
+    /// When the next checkpoint is due.
+    fn next_ms(&self) -> Millis {
+        self.checkpoints.last().map_or(0, |c| c.world.now()) + self.every_ms
+    }
+
+    fn push(&mut self, checkpoint: Checkpoint) {
+        let now = checkpoint.world.now();
+        self.checkpoints.push(checkpoint);
+        let horizon = now.saturating_sub(RECENT_MS);
+        let old = self.old_count(horizon);
+        if old > MAX_OLD_CHECKPOINTS {
+            thin_every_other(&mut self.checkpoints, 1..=old);
+        }
+        let recent = self.old_count(horizon) + 1;
+        let newest = self.checkpoints.len() - 1;
+        if newest + 1 - recent > MAX_CHECKPOINTS {
+            thin_every_other(&mut self.checkpoints, recent..=newest);
+            self.every_ms *= 2;
+        }
+    }
+
+    /// Checkpoints after the first and before `horizon`.
+    fn old_count(&self, horizon: Millis) -> usize {
+        self.checkpoints[1..].partition_point(|c| c.world.now() < horizon)
+    }
+
+    /// The latest checkpoint at or before `t`; the later ones are dropped (the run branches).
+    fn back_to(&mut self, t: Millis) -> Checkpoint {
+        let position = self
+            .checkpoints
+            .iter()
+            .rposition(|c| c.world.now() <= t)
+            .unwrap_or(0);
+        self.checkpoints.truncate(position + 1);
+        self.checkpoints[position].clone()
+    }
+}
+
+/// Drops every other checkpoint in `range` (an inclusive range of positions), keeping the
+/// last one of it.
+fn thin_every_other(checkpoints: &mut Vec<Checkpoint>, range: std::ops::RangeInclusive<usize>) {
+    let (first, last) = (*range.start(), *range.end());
+    let mut position = 0;
+    checkpoints.retain(|_| {
+        let keep = position < first || position > last || (last - position) % 2 == 0;
+        position += 1;
+        keep
+    });
+}
+
+impl Session {
+    /// Advances virtual time by `ms`, taking checkpoints on the way.
+    pub fn run_for(&mut self, ms: Millis) {
+        let target = self.world.now() + ms;
+        loop {
+            let next_checkpoint = self.timeline.next_ms();
+            if next_checkpoint > target {
+                break;
+            }
+            self.advance_until(next_checkpoint);
+            self.observe();
+            self.checkpoint();
+        }
+        self.advance_until(target);
+        self.observe();
+    }
+
+    // kube: the control plane, when up, acts as virtual time passes.
+    pub(super) fn advance_until(&mut self, t: Millis) {
+        match &mut self.kube {
+            Some(kube) => kube.run_until(&mut self.world, t),
+            None => self.world.run_until(t),
+        }
+    }
+
+    fn checkpoint(&mut self) {
+        self.timeline.push(Checkpoint {
+            world: self.world.clone(),
+            kube: self.kube.clone(),
+            files: self.files.clone(),
+            monitor: self.monitor.clone(),
+            vars: self.vars.clone(),
+            history_len: self.history.len(),
+        });
+    }
+
+    /// Virtual times of the checkpoints kept: how far back a rewind finds one, and how close.
+    pub fn checkpoint_times(&self) -> Vec<Millis> {
+        self.timeline
+            .checkpoints
+            .iter()
+            .map(|c| c.world.now())
+            .collect()
+    }
+
+    /// Travels back to virtual time `t` (at most now): the world is exactly as it was when the
+    /// clock reached `t`, before any command given at `t`; what happened after is forgotten,
+    /// so the run branches from here.
+    pub fn rewind_to(&mut self, t: Millis) -> Result<(), ConsoleError> {
+        if t > self.world.now() {
+            return Err(ConsoleError::failed(format!(
+                "cannot travel forward: it is {} and {} has not happened yet",
+                format_duration(self.world.now()),
+                format_duration(t)
+            )));
+        }
+        let checkpoint = self.timeline.back_to(t);
+        self.world = checkpoint.world;
+        self.kube = checkpoint.kube;
+        self.files = checkpoint.files;
+        self.vars = checkpoint.vars;
+        if self.monitor.is_some() {
+            self.monitor = checkpoint.monitor;
+        }
+        let replay: Vec<HistoryEntry> = self.history[checkpoint.history_len..]
+            .iter()
+            .take_while(|e| e.time_ms < t)
+            .cloned()
+            .collect();
+        self.history.truncate(checkpoint.history_len + replay.len());
+        self.replay(replay);
+        self.advance_until(t);
+        self.observe();
+        Ok(())
+    }
+
+    /// Runs recorded commands again, each at the moment it was first given.
+    fn replay(&mut self, entries: Vec<HistoryEntry>) {
+        self.replaying = true;
+        for entry in entries {
+            if self.kube.is_some() {
+                // The control plane's own requests are part of the run: let it act again.
+                self.advance_until(entry.time_ms);
+            } else {
+                self.world.run_to_steps(entry.steps);
+            }
+            self.world.set_now(entry.time_ms);
+            self.observe();
+            self.execute(&entry.line, entry.stdin.as_deref());
+            self.observe();
+        }
+        self.replaying = false;
+    }
+}

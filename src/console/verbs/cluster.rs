@@ -1,0 +1,226 @@
+//! The simulator's verbs on members and time: wait, status, kill/restart/pause/resume/timeout,
+//! transfer, membership changes, snapshots, slow disks.
+
+use super::Call;
+use crate::base::{format_duration, parse_duration, MemberId, Millis};
+use crate::console::error::ConsoleError;
+use crate::console::{Output, Session, WAIT_LEADER_LIMIT_MS, WAIT_LIMIT_MS};
+use crate::sim::SimError;
+use std::fmt::Write as _;
+
+/// What `wait` waits for.
+enum Wait {
+    Leader,
+    For(Millis),
+}
+
+fn parse_wait(call: &Call) -> Result<Wait, ConsoleError> {
+    match call.args[..] {
+        ["leader"] => Ok(Wait::Leader),
+        [duration] => {
+            let ms = parse_duration(duration)
+                .ok_or_else(|| ConsoleError::duration(duration, "500ms, 2s, 1h30m"))?;
+            if ms > WAIT_LIMIT_MS {
+                return Err(ConsoleError::failed(format!(
+                    "wait {duration}: longer than the longest wait, {}h (wait again to go on)",
+                    WAIT_LIMIT_MS / 3_600_000
+                )));
+            }
+            Ok(Wait::For(ms))
+        }
+        _ => Err(call.usage()),
+    }
+}
+
+pub fn wait(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    match parse_wait(call)? {
+        Wait::Leader => {
+            // A leader is ready once it committed an entry of its own term (its no-op).
+            let found = s.world.run_until_cond(WAIT_LEADER_LIMIT_MS, |w| {
+                w.leader()
+                    .and_then(|l| w.node(l))
+                    .is_some_and(|n| n.log.term(n.log.committed) == Some(n.term))
+            });
+            if !found {
+                return Err(ConsoleError::failed(format!(
+                    "no leader within {}",
+                    format_duration(WAIT_LEADER_LIMIT_MS)
+                )));
+            }
+            s.record("wait leader");
+        }
+        Wait::For(ms) => s.run_for(ms),
+    }
+    Ok(Output::default())
+}
+
+pub fn status(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    let json = match call.args[..] {
+        [] => false,
+        ["-w", "json"] | ["-w=json"] | ["--write-out=json"] | ["--write-out", "json"] => true,
+        ["-w", "simple"] | ["-w=simple"] => false,
+        _ => return Err(call.usage()),
+    };
+    let status = s.world.status();
+    if json {
+        let text = serde_json::to_string(&status).map_err(|e| e.to_string())?;
+        return Ok(Output::ok(text + "\n"));
+    }
+    let leader = status.leader.map_or("none".to_string(), |l| l.to_string());
+    let mut out = format!(
+        "time {}  leader {leader}\n",
+        format_duration(status.time_ms)
+    );
+    let _ = writeln!(
+        out,
+        "{:<5} {:<14} {:>5} {:<5} {:>7} {:>8} {:>9}",
+        "NAME", "STATE", "TERM", "VOTE", "COMMIT", "APPLIED", "LAST"
+    );
+    for m in status.members {
+        let vote = m.vote.map_or("-".to_string(), |v| v.to_string());
+        let last = format!("{}@{}", m.last_index, m.last_term);
+        let _ = writeln!(
+            out,
+            "{:<5} {:<14} {:>5} {:<5} {:>7} {:>8} {:>9}",
+            m.name.to_string(),
+            m.state,
+            m.term,
+            vote,
+            m.commit,
+            m.applied,
+            last
+        );
+    }
+    Ok(Output::ok(out))
+}
+
+/// `kill`, `restart`, `pause`, `resume` and `timeout` on one member.
+pub fn member_action(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    if let ("restart", [name, "--data-dir", dir]) = (call.verb.name, &call.args[..]) {
+        return restart_from_data_dir(s, name, dir, call.line);
+    }
+    let [name] = call.args[..] else {
+        return Err(call.usage());
+    };
+    let member = s.member(name)?;
+    let result = match call.verb.name {
+        "kill" => s.world.kill(member),
+        "restart" => s.world.restart(member),
+        "pause" => s.world.pause(member),
+        "resume" => s.world.resume(member),
+        _ => s.world.timeout(member),
+    };
+    s.done(result, call.line)
+}
+
+/// `restart m1 --data-dir restored`: m1 starts from a data directory that `etcdutl
+/// snapshot restore` wrote, with the identity and store the restore gave it.
+fn restart_from_data_dir(
+    s: &mut Session,
+    name: &str,
+    dir: &str,
+    line: &str,
+) -> Result<Output, ConsoleError> {
+    let member = s.member(name)?;
+    if s.world.is_running(member) {
+        return Err(SimError::NotStopped(member).into());
+    }
+    let restored =
+        crate::console::etcdctl::etcdutl::read_data_dir(&s.files, dir).ok_or_else(|| {
+            format!("{dir}: no restored data directory (run etcdutl snapshot restore first)")
+        })?;
+    let identity = crate::etcd::Identity {
+        name: restored.name,
+        peer_urls: restored.peer_urls,
+        client_urls: vec![crate::etcd::client_url(member)],
+        etcd_id: restored.member_id,
+        cluster_id: restored.cluster_id,
+    };
+    let voters = restored_voters(s, member, &restored.initial_cluster)?;
+    let own = voters.len() == 1 || s.world.member(&identity.name).ok() == Some(member);
+    if !own || !voters.contains(&member) {
+        return Err(ConsoleError::failed(format!(
+            "{dir} was restored for member {:?}, not {member}",
+            identity.name
+        )));
+    }
+    s.world.with_process(member, |m, _| {
+        m.install_restored(identity, restored.db, voters)
+    });
+    let result = s.world.restart(member);
+    s.done(result, line)
+}
+
+/// The restored cluster's members: a single-member restore keeps whatever name it was given;
+/// larger ones name their members after the simulated ones (m1, m2, ...).
+fn restored_voters(
+    s: &Session,
+    member: MemberId,
+    initial_cluster: &[(String, Vec<String>)],
+) -> Result<Vec<MemberId>, ConsoleError> {
+    if initial_cluster.len() <= 1 {
+        return Ok(vec![member]);
+    }
+    initial_cluster
+        .iter()
+        .map(|(name, _)| {
+            s.world.member(name).map_err(|_| {
+                ConsoleError::failed(format!("cannot map member {name:?} of --initial-cluster to a simulated member (name them m1, m2, ...)"))
+            })
+        })
+        .collect()
+}
+
+pub fn transfer(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    let [name] = call.args[..] else {
+        return Err(call.usage_because("hand leadership to MEMBER"));
+    };
+    let to = s.member(name)?;
+    let result = s.world.transfer_leader(to);
+    s.done(result, call.line)
+}
+
+/// `add-member`, `add-learner`.
+pub fn add_member(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    if !call.args.is_empty() {
+        return Err(call.usage());
+    }
+    let id = s.world.add_member(call.verb.name == "add-learner")?;
+    s.record(call.line);
+    Ok(Output::ok(format!("added {id}\n")))
+}
+
+/// `remove-member`, `promote`, `snapshot` on one member.
+pub fn membership(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    let [name] = call.args[..] else {
+        return Err(call.usage());
+    };
+    let member = s.member(name)?;
+    let result = match call.verb.name {
+        "remove-member" => s.world.remove_member(member),
+        "promote" => s.world.promote(member),
+        _ => s.world.snapshot(member),
+    };
+    s.done(result, call.line)
+}
+
+/// `fsync m1 200ms`: every fsync of m1 takes that long (0ms: a fast disk again).
+pub fn fsync(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    let [name, duration] = call.args[..] else {
+        return Err(call.usage());
+    };
+    let member = s.member(name)?;
+    let ms = parse_duration(duration).ok_or_else(|| ConsoleError::duration(duration, "200ms"))?;
+    let result = s.world.set_fsync(member, ms);
+    s.done(result, call.line)
+}
+
+pub fn snapshot_count(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    let count = match call.args[..] {
+        [n] => n.parse::<u64>().ok().filter(|n| *n > 0),
+        _ => None,
+    }
+    .ok_or_else(|| call.usage_because("N > 0 applied entries between snapshots"))?;
+    s.world.set_snapshot_count(count);
+    s.done(Ok(()), call.line)
+}

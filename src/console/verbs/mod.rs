@@ -1,0 +1,212 @@
+//! The console's verbs: one table, read by dispatch, the usage errors, the unknown-command
+//! text, the page's completion and the CLI's usage. Each verb parses its own words into
+//! typed values, then acts on the session.
+
+mod cluster;
+mod kube;
+mod network;
+mod tools;
+
+use super::error::ConsoleError;
+use super::{Output, Session};
+use crate::base::MemberId;
+use crate::sim::SimError;
+
+type Run = fn(&mut Session, &Call) -> Result<Output, ConsoleError>;
+
+/// One word a console line can start with.
+pub struct Verb {
+    pub name: &'static str,
+    /// The usage line, as `usage: …` errors and help print it.
+    pub usage: &'static str,
+    /// What it does, in a few words (help, the CLI's usage).
+    pub about: &'static str,
+    /// Its output can be piped into the small tools (`| wc -l`); the simulator's own verbs
+    /// use the bar otherwise (`partition m1,m2 | m3`).
+    pub pipes: bool,
+    /// A real tool: it prints its own error texts (a script adds no line number to them).
+    pub tool: bool,
+    run: Run,
+}
+
+/// What a verb is given: its words after the verb, the whole line (recorded for export when
+/// the verb changes the world) and its standard input.
+pub struct Call<'a> {
+    pub verb: &'static Verb,
+    pub words: &'a [String],
+    pub args: Vec<&'a str>,
+    pub line: &'a str,
+    pub stdin: Option<&'a str>,
+}
+
+impl Call<'_> {
+    /// This verb's usage, as the error for words that do not fit it.
+    pub fn usage(&self) -> ConsoleError {
+        ConsoleError::usage(self.verb.usage)
+    }
+
+    /// The usage with a note on what was wrong.
+    pub fn usage_because(&self, note: &str) -> ConsoleError {
+        ConsoleError::usage(format!("{} ({note})", self.verb.usage))
+    }
+}
+
+const fn sim(name: &'static str, usage: &'static str, about: &'static str, run: Run) -> Verb {
+    Verb {
+        name,
+        usage,
+        about,
+        pipes: false,
+        tool: false,
+        run,
+    }
+}
+
+const fn printer(name: &'static str, usage: &'static str, about: &'static str, run: Run) -> Verb {
+    Verb {
+        pipes: true,
+        ..sim(name, usage, about, run)
+    }
+}
+
+const fn tool(name: &'static str, usage: &'static str, about: &'static str, run: Run) -> Verb {
+    Verb {
+        tool: true,
+        ..printer(name, usage, about, run)
+    }
+}
+
+/// Every verb, in the order the unknown-command text lists them: the real tools, then the
+/// simulator's verbs.
+pub static VERBS: &[Verb] = &[
+    tool("etcdctl", "etcdctl [flags] COMMAND", "etcd's client (3.4)", tools::etcdctl),
+    tool("etcdutl", "etcdutl COMMAND", "etcd's offline tool: snapshot status, restore", tools::etcdutl),
+    tool("kubectl", "kubectl COMMAND [flags]", "the Kubernetes client (after kube up)", tools::kubectl),
+    sim("kube", "kube up | kube down | kube apiserver [--encryption-provider-config FILE] [--event-ttl DURATION] | kube stop-kubelet|start-kubelet NODE | kube trace", "the mock Kubernetes control plane", kube::kube),
+    sim("wait", "wait leader | wait DURATION", "let virtual time pass", cluster::wait),
+    printer("status", "status [-w json]", "every member's role, term, vote, commit and log", cluster::status),
+    sim("kill", "kill MEMBER", "stop a member (its disk survives)", cluster::member_action),
+    sim("restart", "restart MEMBER", "start a stopped member again (--data-dir DIR: from a restore)", cluster::member_action),
+    sim("pause", "pause MEMBER", "freeze a member (a long GC pause)", cluster::member_action),
+    sim("resume", "resume MEMBER", "unfreeze a paused member", cluster::member_action),
+    printer("timeout", "timeout MEMBER", "make a member's election timer fire now (timeout N etcdctl …: coreutils' timeout)", tools::timeout),
+    sim("transfer", "transfer MEMBER", "hand leadership to a member", cluster::transfer),
+    sim("partition", "partition m1,m2 | m3[,...]", "cut the links between groups", network::partition),
+    sim("isolate", "isolate MEMBER", "cut a member off from all others", network::isolate),
+    sim("heal", "heal", "restore every link", network::heal),
+    sim("latency", "latency DURATION [jitter DURATION]", "set the network's delay", network::latency),
+    sim("loss", "loss PROBABILITY", "lose messages at random", network::loss),
+    sim("drop", "drop FROM TO [PROBABILITY]", "lose the messages of one link", network::drop_link),
+    sim("add-member", "add-member", "add a voting member", cluster::add_member),
+    sim("add-learner", "add-learner", "add a learner (non-voting)", cluster::add_member),
+    sim("remove-member", "remove-member MEMBER", "remove a member from the configuration", cluster::membership),
+    sim("promote", "promote MEMBER", "make a learner a voter", cluster::membership),
+    sim("snapshot", "snapshot MEMBER", "take a snapshot and compact the log", cluster::membership),
+    sim("snapshot-count", "snapshot-count N", "applied entries between automatic snapshots", cluster::snapshot_count),
+    sim("fsync", "fsync MEMBER DURATION", "make a member's disk slow", cluster::fsync),
+    sim("drop-message", "drop-message ID", "lose one message in flight", network::message),
+    sim("delay-message", "delay-message ID DURATION", "hold one message in flight longer", network::message),
+    sim("write", "write FILE <<EOF ... EOF", "put a file in the working directory", tools::write_file),
+    printer("echo", "echo [WORD...]", "print the words", tools::echo),
+    printer("date", "date [+FORMAT]", "the virtual clock's date", tools::date),
+];
+
+/// The verbs' names, in the table's order.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    VERBS.iter().map(|v| v.name)
+}
+
+pub fn find(name: &str) -> Option<&'static Verb> {
+    VERBS.iter().find(|v| v.name == name)
+}
+
+/// A line for each verb: its usage and what it does (the CLI's usage, the console's help).
+pub fn help() -> String {
+    let width = VERBS
+        .iter()
+        .map(|v| first_usage(v).len())
+        .max()
+        .unwrap_or(0);
+    VERBS
+        .iter()
+        .map(|v| format!("  {:<width$}  {}\n", first_usage(v), v.about))
+        .collect()
+}
+
+/// The usage up to its first alternative (`kube up | kube down | …` is long).
+fn first_usage(verb: &Verb) -> &'static str {
+    match verb.usage.split_once(" | ") {
+        Some((first, _)) if verb.name == "kube" => first,
+        _ => verb.usage,
+    }
+}
+
+impl Session {
+    /// Runs one command (no pipes, already expanded) through the verb its first word names.
+    pub(super) fn run_verb(&mut self, words: &[String], line: &str, stdin: Option<&str>) -> Output {
+        let Some((name, rest)) = words.split_first() else {
+            return Output::default();
+        };
+        let Some(verb) = find(name) else {
+            return Output::error(ConsoleError::UnknownVerb(name.clone()));
+        };
+        let call = Call {
+            verb,
+            words: rest,
+            args: rest.iter().map(String::as_str).collect(),
+            line,
+            stdin,
+        };
+        (verb.run)(self, &call).unwrap_or_else(Output::error)
+    }
+
+    /// A member name, or `leader` for the current leader.
+    pub(super) fn member(&self, name: &str) -> Result<MemberId, ConsoleError> {
+        if name == "leader" {
+            return self
+                .world
+                .leader()
+                .ok_or(ConsoleError::Sim(SimError::NoLeader));
+        }
+        Ok(self.world.member(name)?)
+    }
+
+    /// Records a command that changed the world, for export.
+    pub(super) fn done(
+        &mut self,
+        result: Result<(), SimError>,
+        line: &str,
+    ) -> Result<Output, ConsoleError> {
+        result?;
+        self.record(line);
+        Ok(Output::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_every_usage_starts_with_its_name() {
+        let mut seen = std::collections::BTreeSet::new();
+        for verb in VERBS {
+            assert!(seen.insert(verb.name), "{} twice", verb.name);
+            assert!(
+                verb.usage.starts_with(verb.name),
+                "{}: {}",
+                verb.name,
+                verb.usage
+            );
+            assert!(!verb.about.is_empty(), "{} says nothing", verb.name);
+        }
+    }
+
+    #[test]
+    fn help_has_a_line_per_verb() {
+        let help = help();
+        assert_eq!(help.lines().count(), VERBS.len());
+        assert!(help.contains("  partition m1,m2 | m3[,...]"));
+        assert!(help.contains("kube up "));
+    }
+}

@@ -1,0 +1,84 @@
+//! The real tools (etcdctl, etcdutl, kubectl, coreutils' `timeout`) and the few shell builtins
+//! the course material uses around them (`echo`, `date`, and `write`, our `cat > FILE`).
+//! Every call of a real tool is recorded, failed or not: requests take virtual time, and
+//! replaying a run must take it again.
+
+use super::Call;
+use crate::base::parse_duration;
+use crate::console::error::ConsoleError;
+use crate::console::{etcdctl, shell, Output, Session};
+
+fn recorded(s: &mut Session, call: &Call, out: Output) -> Result<Output, ConsoleError> {
+    s.record_with_stdin(call.line, call.stdin);
+    Ok(out)
+}
+
+pub fn etcdctl(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    let out = etcdctl::etcdctl(s, call.words, call.stdin);
+    recorded(s, call, out)
+}
+
+pub fn etcdutl(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    let out = etcdctl::etcdutl(s, call.words, call.stdin);
+    recorded(s, call, out)
+}
+
+// kube: kubectl talks to the mock apiserver (refused before `kube up`).
+pub fn kubectl(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    let out = crate::kube::kubectl::kubectl(
+        s.kube.as_mut(),
+        &mut s.world,
+        &s.files,
+        call.words,
+        call.stdin,
+    );
+    let out = Output {
+        stdout: out.stdout,
+        stderr: out.stderr,
+        code: out.code,
+    };
+    recorded(s, call, out)
+}
+
+/// coreutils' `timeout N etcdctl …`, or the simulator's `timeout MEMBER`.
+pub fn timeout(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    let [secs, tool, rest @ ..] = call.words else {
+        return super::cluster::member_action(s, call);
+    };
+    if tool != "etcdctl" {
+        return super::cluster::member_action(s, call);
+    }
+    // A bare number is seconds.
+    let limit = match secs.parse::<u64>() {
+        Ok(whole_seconds) => whole_seconds.checked_mul(1000),
+        Err(_) => parse_duration(secs),
+    };
+    let out = match limit {
+        Some(limit) => etcdctl::etcdctl_timeout(s, rest, call.stdin, limit),
+        None => Output {
+            stdout: String::new(),
+            stderr: format!("timeout: invalid time interval '{secs}'\n"),
+            code: 125,
+        },
+    };
+    recorded(s, call, out)
+}
+
+/// `write FILE <<EOF`: puts the heredoc into the run's working directory (a manifest, an
+/// EncryptionConfiguration), as `cat > FILE` would.
+pub fn write_file(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    let [path] = call.args[..] else {
+        return Err(call.usage());
+    };
+    let text = call.stdin.unwrap_or("");
+    s.files.insert(path.to_string(), text.as_bytes().to_vec());
+    recorded(s, call, Output::default())
+}
+
+pub fn echo(_: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    Ok(Output::ok(format!("{}\n", call.args.join(" "))))
+}
+
+pub fn date(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    Ok(Output::ok(shell::date(&call.args, s.world.now())?))
+}
