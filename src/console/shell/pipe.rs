@@ -430,6 +430,8 @@ fn jq(args: &[String], input: &str) -> Result<String, String> {
 }
 
 /// A JSON value that keeps its object keys in order and its numbers as written.
+// Hand-written: jq prints keys in input order and numbers as given, which serde_json's Value
+// (sorted maps here: the crate is built without preserve_order) cannot.
 #[derive(Clone, Debug, PartialEq)]
 enum Json {
     Null,
@@ -513,88 +515,101 @@ impl Parser<'_> {
 
     fn value(&mut self) -> Result<Json, String> {
         self.skip_ws();
-        let start = self.i;
         match self.s.get(self.i) {
             None => Err("Unfinished JSON term".into()),
-            Some(b'{') => {
+            Some(b'{') => self.object(),
+            Some(b'[') => self.array(),
+            Some(b'"') => self.string(),
+            Some(_) => self.literal(),
+        }
+    }
+
+    fn object(&mut self) -> Result<Json, String> {
+        self.i += 1;
+        let mut fields = Vec::new();
+        loop {
+            self.skip_ws();
+            if self.s.get(self.i) == Some(&b'}') && fields.is_empty() {
                 self.i += 1;
-                let mut fields = Vec::new();
-                loop {
-                    self.skip_ws();
-                    if self.s.get(self.i) == Some(&b'}') && fields.is_empty() {
-                        self.i += 1;
-                        return Ok(Json::Obj(fields));
-                    }
-                    let Json::Str(key) = self.value()? else {
-                        return Err("Object keys must be strings".into());
-                    };
-                    self.skip_ws();
-                    self.expect(b':')?;
-                    fields.push((key, self.value()?));
-                    self.skip_ws();
-                    match self.s.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b'}') => {
-                            self.i += 1;
-                            return Ok(Json::Obj(fields));
-                        }
-                        _ => return Err("Expected separator between values".into()),
-                    }
-                }
+                return Ok(Json::Obj(fields));
             }
-            Some(b'[') => {
+            let Json::Str(key) = self.value()? else {
+                return Err("Object keys must be strings".into());
+            };
+            self.skip_ws();
+            self.expect(b':')?;
+            fields.push((key, self.value()?));
+            if self.separator(b'}')? {
+                return Ok(Json::Obj(fields));
+            }
+        }
+    }
+
+    fn array(&mut self) -> Result<Json, String> {
+        self.i += 1;
+        let mut items = Vec::new();
+        loop {
+            self.skip_ws();
+            if self.s.get(self.i) == Some(&b']') && items.is_empty() {
                 self.i += 1;
-                let mut items = Vec::new();
-                loop {
-                    self.skip_ws();
-                    if self.s.get(self.i) == Some(&b']') && items.is_empty() {
-                        self.i += 1;
-                        return Ok(Json::Arr(items));
-                    }
-                    items.push(self.value()?);
-                    self.skip_ws();
-                    match self.s.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b']') => {
-                            self.i += 1;
-                            return Ok(Json::Arr(items));
-                        }
-                        _ => return Err("Expected separator between values".into()),
-                    }
-                }
+                return Ok(Json::Arr(items));
             }
-            Some(b'"') => {
+            items.push(self.value()?);
+            if self.separator(b']')? {
+                return Ok(Json::Arr(items));
+            }
+        }
+    }
+
+    /// After a member: a comma (false: more to come) or the closing bracket (true).
+    fn separator(&mut self, close: u8) -> Result<bool, String> {
+        self.skip_ws();
+        match self.s.get(self.i) {
+            Some(b',') => {
                 self.i += 1;
-                while let Some(c) = self.s.get(self.i) {
-                    self.i += if *c == b'\\' { 2 } else { 1 };
-                    if *c == b'"' {
-                        let literal = &self.s[start..self.i];
-                        return serde_json::from_slice::<String>(literal)
-                            .map(Json::Str)
-                            .map_err(|e| e.to_string());
-                    }
-                }
-                Err("Unfinished string".into())
+                Ok(false)
             }
-            Some(_) => {
-                while self
-                    .s
-                    .get(self.i)
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || b"+-.".contains(c))
-                {
-                    self.i += 1;
-                }
-                let word = std::str::from_utf8(&self.s[start..self.i]).unwrap_or("");
-                match word {
-                    "null" => Ok(Json::Null),
-                    "true" => Ok(Json::Bool(true)),
-                    "false" => Ok(Json::Bool(false)),
-                    w if !w.is_empty() && w.parse::<f64>().is_ok() => Ok(Json::Num(w.into())),
-                    _ => {
-                        self.i = self.i.max(start + 1);
-                        Err("Invalid literal".into())
-                    }
-                }
+            Some(c) if *c == close => {
+                self.i += 1;
+                Ok(true)
+            }
+            _ => Err("Expected separator between values".into()),
+        }
+    }
+
+    fn string(&mut self) -> Result<Json, String> {
+        let start = self.i;
+        self.i += 1;
+        while let Some(c) = self.s.get(self.i) {
+            self.i += if *c == b'\\' { 2 } else { 1 };
+            if *c == b'"' {
+                let literal = &self.s[start..self.i];
+                return serde_json::from_slice::<String>(literal)
+                    .map(Json::Str)
+                    .map_err(|e| e.to_string());
+            }
+        }
+        Err("Unfinished string".into())
+    }
+
+    fn literal(&mut self) -> Result<Json, String> {
+        let start = self.i;
+        while self
+            .s
+            .get(self.i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || b"+-.".contains(c))
+        {
+            self.i += 1;
+        }
+        let word = std::str::from_utf8(&self.s[start..self.i]).unwrap_or("");
+        match word {
+            "null" => Ok(Json::Null),
+            "true" => Ok(Json::Bool(true)),
+            "false" => Ok(Json::Bool(false)),
+            w if !w.is_empty() && w.parse::<f64>().is_ok() => Ok(Json::Num(w.into())),
+            _ => {
+                self.i = self.i.max(start + 1);
+                Err("Invalid literal".into())
             }
         }
     }
