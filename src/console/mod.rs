@@ -6,6 +6,7 @@ pub mod etcdctl;
 mod pipe;
 pub mod script;
 mod shell;
+pub mod trace_file;
 
 use crate::base::{format_duration, parse_duration, MemberId, Millis};
 use crate::check::Monitor;

@@ -52,7 +52,7 @@ fn initial_model() -> Model {
     let lang = stored_lang();
     let presenter = dom::load(PRESENTER_KEY).as_deref() == Some("1");
     match share::decode(&dom::hash()) {
-        Ok(None) => Model::new(share::Settings::default(), lang, presenter),
+        Ok(None) => Model::new(crate::etcd::ClusterConfig::default(), lang, presenter),
         Ok(Some(shared)) => {
             let mut model = Model::new(shared.settings.clone(), lang, presenter);
             model.load(shared);
@@ -65,7 +65,7 @@ fn initial_model() -> Model {
             model
         }
         Err(e) => {
-            let mut model = Model::new(share::Settings::default(), lang, presenter);
+            let mut model = Model::new(crate::etcd::ClusterConfig::default(), lang, presenter);
             model.notice = Some(Notice {
                 error: true,
                 text: format!("{}: {e}", t(lang, Text::BadLink)),
@@ -359,7 +359,7 @@ fn header(model: &UseReducerHandle<Model>, world: &World) -> Html {
             <div class="controls" role="toolbar" aria-label="run">
                 <label>{ t(lang, Text::Members) }
                     <select data-control="members" onchange={on_members}>
-                        { for (1..=share::MAX_MEMBERS).map(|n| html! {
+                        { for (1..=crate::etcd::MAX_MEMBERS).map(|n| html! {
                             <option value={n.to_string()} selected={n == model.settings.members}>{ n }</option>
                         }) }
                     </select>
