@@ -5,6 +5,7 @@
 mod client;
 mod cluster;
 mod member;
+mod quorum_view;
 mod switches;
 
 pub use client::{
@@ -19,6 +20,7 @@ pub use member::{
     describe_entry, Applied, Attributes, Identity, LogEvent, Member, Proposal, CLUSTER_VERSION,
     SERVER_VERSION,
 };
+pub use quorum_view::QuorumView;
 pub use switches::Switch;
 
 use crate::base::MemberId;

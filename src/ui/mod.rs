@@ -459,24 +459,19 @@ fn format_speed(speed: f64) -> String {
 }
 
 fn quorum_meter(world: &World, lang: Lang) -> Html {
-    // The voters of the current configuration, as the leader (or any running member) sees it.
-    let voters = world
-        .leader()
-        .or_else(|| {
-            world
-                .member_ids()
-                .into_iter()
-                .find(|m| world.node(*m).is_some())
-        })
-        .and_then(|m| world.raft_state(m))
-        .map(|v| v.voters)
-        .unwrap_or_else(|| world.member_ids());
-    let total = voters.len();
-    let quorum = total / 2 + 1;
-    let group = world.largest_connected_group();
-    let reachable = voters.iter().filter(|v| group.contains(v)).count();
-    let ok = reachable >= quorum && world.leader().is_some();
-    let tolerated = total.saturating_sub(quorum);
+    let view = world.quorum_view();
+    let (total, quorum, reachable, ok) = (
+        view.voters.len(),
+        view.quorum,
+        view.reachable,
+        view.writes_commit,
+    );
+    let tolerated = view.tolerated_failures;
+    let rule = if view.joint {
+        format!("{} = {quorum}", t(lang, Text::Quorum))
+    } else {
+        format!("{} = ⌊{total}/2⌋+1 = {quorum}", t(lang, Text::Quorum))
+    };
     html! {
         <div class={classes!("quorum", if ok { "ok" } else { "blocked" })} data-quorum={quorum.to_string()}
              data-reachable={reachable.to_string()} data-voters={total.to_string()} data-writes={if ok { "commit" } else { "blocked" }}>
@@ -486,7 +481,7 @@ fn quorum_meter(world: &World, lang: Lang) -> Html {
                 }) }
             </div>
             <div class="quorum-text">
-                <strong>{ format!("{} = ⌊{total}/2⌋+1 = {quorum}", t(lang, Text::Quorum)) }</strong>
+                <strong>{ rule }</strong>
                 { format!(" · {} {reachable}/{total} · ", t(lang, Text::Reachable)) }
                 <span class="verdict">{ if ok { "✓ " } else { "✕ " } }{ t(lang, if ok { Text::WritesCommit } else { Text::WritesBlocked }) }</span>
                 <span class="tolerates">{ tolerance(lang, total, tolerated) }</span>
