@@ -3,76 +3,72 @@
 
 pub mod memory;
 
+use crate::console::trace_file::trace_json;
 use crate::console::{run_script, Session};
-use crate::etcd::ClusterConfig;
-use serde::Serialize;
+use crate::etcd::{ClusterConfig, Switch};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
-const USAGE: &str =
-    "usage: raftlab run [--members N] [--seed S] [--no-pre-vote] [--no-check-quorum]
-                   [--teach commit-old-terms,no-vote-log-check,forget-vote]
+/// The usage text; the settings flags are spelled as the engine's switch table spells them.
+fn usage() -> String {
+    let switches: String = Switch::ALL
+        .into_iter()
+        .filter(|s| !s.is_teaching())
+        .map(|s| format!(" [--no-{}]", s.name()))
+        .collect();
+    let teach = Switch::teaching_names().collect::<Vec<_>>().join(",");
+    format!(
+        "usage: raftlab run [--members N] [--seed S]{switches}
+                   [--teach {teach}]
                    [--echo] [--trace OUT.json] [FILE|-]
 
 Runs a script against a fresh simulated cluster (members m1..mN, default 3; seed default 1).
 One command per line: etcd/kubectl command lines and the simulator's verbs (wait leader,
 wait 2s, kill m1, restart m1, pause m1, resume m1, timeout m1, transfer m2, partition m1,m2 | m3,
 isolate m1, heal, latency 20ms [jitter 5ms], loss 0.1, drop m1 m2 [p], status [-w json]).
-With --echo every command is shown as `$ line`, then its output, then `[exit N]` if N != 0.";
+With --echo every command is shown as `$ line`, then its output, then `[exit N]` if N != 0."
+    )
+}
 
 struct RunArgs {
-    members: usize,
-    seed: u64,
-    /// Pre-vote, check-quorum and teaching switches (members and seed are applied last).
     config: ClusterConfig,
     echo: bool,
     trace: Option<PathBuf>,
     input: Option<PathBuf>,
 }
 
+/// Reads `raftlab run`'s argv: the settings flags, collected as the words of a script header
+/// and read by [`ClusterConfig::with_flags`], and the flags only the CLI has.
 fn parse_run(mut parser: lexopt::Parser) -> Result<RunArgs, lexopt::Error> {
     use lexopt::prelude::*;
-    let mut args = RunArgs {
-        members: 3,
-        seed: 1,
-        config: ClusterConfig::new(3, 1),
-        echo: false,
-        trace: None,
-        input: None,
-    };
+    let mut settings: Vec<String> = Vec::new();
+    let (mut echo, mut trace, mut input) = (false, None, None);
     while let Some(arg) = parser.next()? {
         match arg {
             Long("members") | Short('n') => {
-                let n: usize = parser.value()?.parse()?;
-                if !(1..=11).contains(&n) {
-                    return Err("--members must be between 1 and 11".into());
-                }
-                args.members = n;
+                settings.extend(["--members".into(), parser.value()?.string()?]);
             }
-            Long("seed") => args.seed = parser.value()?.parse()?,
-            Long("no-pre-vote") => args.config.pre_vote = false,
-            Long("no-check-quorum") => args.config.check_quorum = false,
-            Long("teach") => {
-                let names: String = parser.value()?.parse()?;
-                for name in names.split(',').filter(|n| !n.is_empty()) {
-                    args.config.teach(name)?;
-                }
+            Long(name @ ("seed" | "teach")) => {
+                let flag = format!("--{name}");
+                settings.extend([flag, parser.value()?.string()?]);
             }
-            Long("echo") => args.echo = true,
-            Long("trace") => args.trace = Some(parser.value()?.into()),
-            Value(v) if args.input.is_none() => args.input = Some(v.into()),
+            Long(name) if Switch::by_off_flag(&format!("--{name}")).is_some() => {
+                settings.push(format!("--{name}"));
+            }
+            Long("echo") => echo = true,
+            Long("trace") => trace = Some(parser.value()?.into()),
+            Value(v) if input.is_none() => input = Some(v.into()),
             _ => return Err(arg.unexpected()),
         }
     }
-    Ok(args)
-}
-
-#[derive(Serialize)]
-struct TraceFile<'a> {
-    seed: u64,
-    members: usize,
-    trace_hash: String,
-    events: Vec<&'a str>,
+    let words: Vec<&str> = settings.iter().map(String::as_str).collect();
+    let config = ClusterConfig::default().with_flags(&words)?;
+    Ok(RunArgs {
+        config,
+        echo,
+        trace,
+        input,
+    })
 }
 
 /// Runs the tool; returns the process exit code.
@@ -81,7 +77,7 @@ pub fn main() -> i32 {
     match parser.next() {
         Ok(Some(lexopt::Arg::Value(cmd))) if cmd == "run" => {}
         Ok(Some(lexopt::Arg::Long("help") | lexopt::Arg::Short('h'))) => {
-            println!("{USAGE}");
+            println!("{}", usage());
             return 0;
         }
         Ok(Some(lexopt::Arg::Long("version"))) => {
@@ -89,14 +85,14 @@ pub fn main() -> i32 {
             return 0;
         }
         _ => {
-            eprintln!("{USAGE}");
+            eprintln!("{}", usage());
             return 2;
         }
     }
     let args = match parse_run(parser) {
         Ok(args) => args,
         Err(e) => {
-            eprintln!("raftlab run: {e}\n{USAGE}");
+            eprintln!("raftlab run: {e}\n{}", usage());
             return 2;
         }
     };
@@ -107,12 +103,7 @@ pub fn main() -> i32 {
             return 2;
         }
     };
-    let config = ClusterConfig {
-        members: args.members,
-        seed: args.seed,
-        ..args.config
-    };
-    let mut session = Session::new(config);
+    let mut session = Session::new(args.config.clone());
     session.world.record_trace(args.trace.is_some());
     let run = run_script(&mut session, &text, args.echo);
     let mut stdout = std::io::stdout().lock();
@@ -120,15 +111,9 @@ pub fn main() -> i32 {
     let _ = stdout.flush();
     let _ = std::io::stderr().write_all(run.stderr.as_bytes());
     if let Some(path) = args.trace {
-        let file = TraceFile {
-            seed: args.seed,
-            members: args.members,
-            trace_hash: format!("{:016x}", session.world.trace_hash()),
-            events: session.world.trace_lines(),
-        };
-        let written = serde_json::to_string_pretty(&file)
+        let written = trace_json(&args.config, &session.world)
             .map_err(|e| e.to_string())
-            .and_then(|json| std::fs::write(&path, json + "\n").map_err(|e| e.to_string()));
+            .and_then(|json| std::fs::write(&path, json).map_err(|e| e.to_string()));
         if let Err(e) = written {
             eprintln!("raftlab run: cannot write {}: {e}", path.display());
             return 2;

@@ -10,6 +10,7 @@ pub mod script;
 mod session;
 mod shell;
 mod timeline;
+pub mod trace_file;
 pub mod verbs;
 
 pub use error::ConsoleError;

@@ -1,4 +1,5 @@
 use super::member::{Applied, LogEvent, Member};
+use super::switches::Switch;
 use crate::base::{Index, MemberId, Millis, Rng, Term};
 use crate::raft::{ConfChange, ConfChangeOp, Config, Durable, Raft, RaftView, TeachingSwitches};
 use crate::sim::{NetConfig, Sim, SimError};
@@ -6,6 +7,14 @@ use serde::Serialize;
 
 /// The most members a simulated cluster may have (the page draws up to 11).
 pub const MAX_MEMBERS: usize = 11;
+
+/// A member count as `--members` takes it: 1 to [`MAX_MEMBERS`].
+pub fn parse_members(text: &str) -> Result<usize, String> {
+    text.parse()
+        .ok()
+        .filter(|n| (1..=MAX_MEMBERS).contains(n))
+        .ok_or_else(|| format!("--members must be between 1 and {MAX_MEMBERS}, not {text:?}"))
+}
 
 /// How long a request may take before the client gives up (etcdctl's command timeout).
 pub const REQUEST_TIMEOUT_MS: Millis = 5_000;
@@ -27,6 +36,13 @@ pub struct ClusterConfig {
     pub net: NetConfig,
 }
 
+/// What `raftlab run` and the page start from: three members, seed 1, etcd's defaults.
+impl Default for ClusterConfig {
+    fn default() -> ClusterConfig {
+        ClusterConfig::new(3, 1)
+    }
+}
+
 impl ClusterConfig {
     /// etcd's defaults: heartbeat 100 ms, election timeout 1000 ms, pre-vote, check-quorum.
     pub fn new(members: usize, seed: u64) -> ClusterConfig {
@@ -43,49 +59,32 @@ impl ClusterConfig {
         }
     }
 
-    /// The teaching switches by the names scripts and links use.
-    pub const TEACHING_NAMES: [&'static str; 3] =
-        ["commit-old-terms", "no-vote-log-check", "forget-vote"];
-
     /// Turns on a teaching switch by name.
     pub fn teach(&mut self, name: &str) -> Result<(), String> {
-        match name {
-            "commit-old-terms" => self.teaching.commit_old_terms_by_counting = true,
-            "no-vote-log-check" => self.teaching.vote_without_log_check = true,
-            "forget-vote" => self.teaching.forget_vote_on_restart = true,
-            other => {
-                return Err(format!(
-                    "unknown teaching switch {other:?} (one of: {})",
-                    Self::TEACHING_NAMES.join(", ")
-                ))
+        match Switch::by_name(name).filter(|s| s.is_teaching()) {
+            Some(switch) => {
+                switch.set(self, true);
+                Ok(())
             }
+            None => Err(format!(
+                "unknown teaching switch {name:?} (one of: {})",
+                Switch::teaching_names().collect::<Vec<_>>().join(", ")
+            )),
         }
-        Ok(())
     }
 
     /// The `raftlab run` flags that rebuild this configuration, as a script header shows them:
     /// `--members 3 --seed 7 --no-pre-vote --teach commit-old-terms`.
     pub fn flags(&self) -> String {
         let mut out = format!("--members {} --seed {}", self.members, self.seed);
-        if !self.pre_vote {
-            out.push_str(" --no-pre-vote");
+        let (taught, off): (Vec<Switch>, Vec<Switch>) =
+            Switch::ALL.into_iter().partition(|s| s.is_teaching());
+        for flag in off.iter().filter_map(|s| s.header_flag(self)) {
+            out.push_str(&format!(" {flag}"));
         }
-        if !self.check_quorum {
-            out.push_str(" --no-check-quorum");
-        }
-        let t = &self.teaching;
-        let on: Vec<&str> = [
-            t.commit_old_terms_by_counting,
-            t.vote_without_log_check,
-            t.forget_vote_on_restart,
-        ]
-        .iter()
-        .zip(Self::TEACHING_NAMES)
-        .filter(|(on, _)| **on)
-        .map(|(_, name)| name)
-        .collect();
-        if !on.is_empty() {
-            out.push_str(&format!(" --teach {}", on.join(",")));
+        let taught: Vec<String> = taught.iter().filter_map(|s| s.header_flag(self)).collect();
+        if !taught.is_empty() {
+            out.push_str(&format!(" --teach {}", taught.join(",")));
         }
         out
     }
@@ -97,26 +96,20 @@ impl ClusterConfig {
         while let Some(flag) = words.next() {
             let mut value = || words.next().ok_or_else(|| format!("{flag} needs a value"));
             match flag {
-                "--members" => {
-                    let n = value()?;
-                    self.members = n
-                        .parse()
-                        .ok()
-                        .filter(|n| (1..=11).contains(n))
-                        .ok_or_else(|| format!("--members must be between 1 and 11, not {n:?}"))?;
-                }
+                "--members" => self.members = parse_members(value()?)?,
                 "--seed" => {
                     let seed = value()?;
                     self.seed = seed.parse().map_err(|_| format!("bad --seed {seed:?}"))?;
                 }
-                "--no-pre-vote" => self.pre_vote = false,
-                "--no-check-quorum" => self.check_quorum = false,
                 "--teach" => {
                     for name in value()?.split(',').filter(|n| !n.is_empty()) {
                         self.teach(name)?;
                     }
                 }
-                other => return Err(format!("unknown flag {other:?}")),
+                other => match Switch::by_off_flag(other) {
+                    Some(switch) => switch.set(&mut self, false),
+                    None => return Err(format!("unknown flag {other:?}")),
+                },
             }
         }
         Ok(self)
@@ -235,6 +228,26 @@ impl Sim<Member> {
     /// A member's key-value store as the UI shows it (keys, values, revisions).
     pub fn kv_view(&self, id: MemberId) -> Option<crate::mvcc::StoreView> {
         self.process(id).map(|m| m.store.view())
+    }
+
+    /// The live keys starting with `prefix` and their mod revisions, as the leader's store
+    /// (or else the first member's) holds them.
+    pub fn keys_under(&self, prefix: &[u8]) -> Vec<(String, i64)> {
+        let seer = self.leader().or_else(|| self.member_ids().first().copied());
+        let Some(store) = seer.and_then(|m| self.kv_view(m)) else {
+            return Vec::new();
+        };
+        store
+            .kvs
+            .iter()
+            .filter(|kv| kv.key.starts_with(prefix))
+            .map(|kv| {
+                (
+                    String::from_utf8_lossy(&kv.key).into_owned(),
+                    kv.mod_revision,
+                )
+            })
+            .collect()
     }
 
     pub fn durable(&self, id: MemberId) -> Option<&Durable> {
@@ -522,7 +535,7 @@ mod tests {
     #[test]
     fn a_script_header_reads_back_every_switch_it_writes() {
         for bits in 0..32u32 {
-            let mut c = ClusterConfig::new(1 + bits as usize % 11, u64::from(bits) * 7);
+            let mut c = ClusterConfig::new(1 + bits as usize % MAX_MEMBERS, u64::from(bits) * 7);
             c.pre_vote = bits & 1 == 0;
             c.check_quorum = bits & 2 == 0;
             c.teaching.commit_old_terms_by_counting = bits & 4 != 0;

@@ -5,16 +5,23 @@
 mod client;
 mod cluster;
 mod member;
+mod quorum_view;
+mod switches;
 
 pub use client::{
     snapshot_status, ClientError, EndpointStatus, Header, MemberEntry, Reply, SnapshotStatus,
     EPOCH_UNIX_MS,
 };
-pub use cluster::{Cluster, ClusterConfig, MemberStatus, StatusView, REQUEST_TIMEOUT_MS};
+pub use cluster::{
+    parse_members, Cluster, ClusterConfig, MemberStatus, StatusView, MAX_MEMBERS,
+    REQUEST_TIMEOUT_MS,
+};
 pub use member::{
     describe_entry, Applied, Attributes, Identity, LogEvent, Member, Proposal, CLUSTER_VERSION,
     SERVER_VERSION,
 };
+pub use quorum_view::QuorumView;
+pub use switches::Switch;
 
 use crate::base::MemberId;
 

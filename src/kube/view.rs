@@ -4,6 +4,7 @@
 use super::meta::{self, DEPLOYMENTS, EVENTS, NODES, PODS, REPLICASETS};
 use super::ControlPlane;
 use crate::base::Millis;
+use crate::etcd::Cluster;
 use serde_json::Value;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,6 +96,14 @@ fn pod_status(p: &Value) -> String {
         || meta::str_at(p, &["status", "phase"]).to_string(),
         str::to_string,
     )
+}
+
+/// Where the API server keeps every object in etcd.
+const REGISTRY_PREFIX: &[u8] = b"/registry/";
+
+/// The `/registry` keys in etcd with their mod revisions, in key order.
+pub fn registry_keys(world: &Cluster) -> Vec<(String, i64)> {
+    world.keys_under(REGISTRY_PREFIX)
 }
 
 impl ControlPlane {

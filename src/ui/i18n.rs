@@ -1,5 +1,6 @@
 //! English and Traditional Chinese (zh-TW) texts of the page.
 
+use crate::etcd::Switch;
 use crate::raft::{NodeEvent, RoleName};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -322,6 +323,17 @@ fn texts(key: Text) -> (&'static str, &'static str) {
         CrashBody => ("The simulation hit an error it cannot recover from, so the page no longer runs. Reload this run to go on from the last command, or send the seed and the script below with a bug report.", "模擬遇到無法復原的錯誤，頁面已停止運作。重新載入這段執行即可從最後一個指令繼續，或把下面的種子與腳本附在錯誤回報中。"),
         CrashReload => ("Reload this run", "重新載入這段執行"),
         CrashScript => ("The script so far", "目前為止的腳本"),
+    }
+}
+
+/// The label of a Raft switch on the rules tab.
+pub fn switch_label(switch: Switch) -> Text {
+    match switch {
+        Switch::PreVote => Text::SwitchPreVote,
+        Switch::CheckQuorum => Text::SwitchCheckQuorum,
+        Switch::CommitOldTerms => Text::SwitchCommitOld,
+        Switch::NoVoteLogCheck => Text::SwitchVoteAny,
+        Switch::ForgetVote => Text::SwitchForgetVote,
     }
 }
 

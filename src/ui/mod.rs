@@ -52,7 +52,7 @@ fn initial_model() -> Model {
     let lang = stored_lang();
     let presenter = dom::load(PRESENTER_KEY).as_deref() == Some("1");
     match share::decode(&dom::hash()) {
-        Ok(None) => Model::new(share::Settings::default(), lang, presenter),
+        Ok(None) => Model::new(crate::etcd::ClusterConfig::default(), lang, presenter),
         Ok(Some(shared)) => {
             let mut model = Model::new(shared.settings.clone(), lang, presenter);
             model.load(shared);
@@ -65,7 +65,7 @@ fn initial_model() -> Model {
             model
         }
         Err(e) => {
-            let mut model = Model::new(share::Settings::default(), lang, presenter);
+            let mut model = Model::new(crate::etcd::ClusterConfig::default(), lang, presenter);
             model.notice = Some(Notice {
                 error: true,
                 text: format!("{}: {e}", t(lang, Text::BadLink)),
@@ -359,7 +359,7 @@ fn header(model: &UseReducerHandle<Model>, world: &World) -> Html {
             <div class="controls" role="toolbar" aria-label="run">
                 <label>{ t(lang, Text::Members) }
                     <select data-control="members" onchange={on_members}>
-                        { for (1..=share::MAX_MEMBERS).map(|n| html! {
+                        { for (1..=crate::etcd::MAX_MEMBERS).map(|n| html! {
                             <option value={n.to_string()} selected={n == model.settings.members}>{ n }</option>
                         }) }
                     </select>
@@ -459,24 +459,19 @@ fn format_speed(speed: f64) -> String {
 }
 
 fn quorum_meter(world: &World, lang: Lang) -> Html {
-    // The voters of the current configuration, as the leader (or any running member) sees it.
-    let voters = world
-        .leader()
-        .or_else(|| {
-            world
-                .member_ids()
-                .into_iter()
-                .find(|m| world.node(*m).is_some())
-        })
-        .and_then(|m| world.raft_state(m))
-        .map(|v| v.voters)
-        .unwrap_or_else(|| world.member_ids());
-    let total = voters.len();
-    let quorum = total / 2 + 1;
-    let group = world.largest_connected_group();
-    let reachable = voters.iter().filter(|v| group.contains(v)).count();
-    let ok = reachable >= quorum && world.leader().is_some();
-    let tolerated = total.saturating_sub(quorum);
+    let view = world.quorum_view();
+    let (total, quorum, reachable, ok) = (
+        view.voters.len(),
+        view.quorum,
+        view.reachable,
+        view.writes_commit,
+    );
+    let tolerated = view.tolerated_failures;
+    let rule = if view.joint {
+        format!("{} = {quorum}", t(lang, Text::Quorum))
+    } else {
+        format!("{} = ⌊{total}/2⌋+1 = {quorum}", t(lang, Text::Quorum))
+    };
     html! {
         <div class={classes!("quorum", if ok { "ok" } else { "blocked" })} data-quorum={quorum.to_string()}
              data-reachable={reachable.to_string()} data-voters={total.to_string()} data-writes={if ok { "commit" } else { "blocked" }}>
@@ -486,7 +481,7 @@ fn quorum_meter(world: &World, lang: Lang) -> Html {
                 }) }
             </div>
             <div class="quorum-text">
-                <strong>{ format!("{} = ⌊{total}/2⌋+1 = {quorum}", t(lang, Text::Quorum)) }</strong>
+                <strong>{ rule }</strong>
                 { format!(" · {} {reachable}/{total} · ", t(lang, Text::Reachable)) }
                 <span class="verdict">{ if ok { "✓ " } else { "✕ " } }{ t(lang, if ok { Text::WritesCommit } else { Text::WritesBlocked }) }</span>
                 <span class="tolerates">{ tolerance(lang, total, tolerated) }</span>

@@ -5,10 +5,11 @@
 
 use super::i18n::Lang;
 use super::lamport::Recorder;
-use super::share::{Settings, Shared};
+use super::share::Shared;
 use crate::base::Millis;
 use crate::check::Violation;
 use crate::console::{run_script, Session};
+use crate::etcd::{ClusterConfig, Switch, MAX_MEMBERS};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
@@ -52,16 +53,6 @@ pub enum Tab {
     Kube,
 }
 
-/// A teaching or safety switch of the engine's configuration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Switch {
-    PreVote,
-    CheckQuorum,
-    CommitOldTerms,
-    VoteWithoutLogCheck,
-    ForgetVote,
-}
-
 #[derive(Clone)]
 pub struct Model {
     pub session: Rc<RefCell<Session>>,
@@ -72,7 +63,7 @@ pub struct Model {
     pub transcript: Rc<RefCell<Vec<ConsoleEntry>>>,
     pub playing: bool,
     pub speed_log10: f64,
-    pub settings: Settings,
+    pub settings: ClusterConfig,
     pub lang: Lang,
     pub presenter: bool,
     pub tab: Tab,
@@ -125,7 +116,7 @@ pub enum Msg {
 }
 
 impl Model {
-    pub fn new(settings: Settings, lang: Lang, presenter: bool) -> Model {
+    pub fn new(settings: ClusterConfig, lang: Lang, presenter: bool) -> Model {
         let session = fresh_session(&settings, true);
         let model = Model {
             session: Rc::new(RefCell::new(session)),
@@ -177,7 +168,7 @@ impl Model {
     }
 
     /// A new run (the current settings), forgetting everything of the old one.
-    fn restart_with(&mut self, settings: Settings, network_setup: bool) {
+    fn restart_with(&mut self, settings: ClusterConfig, network_setup: bool) {
         self.settings = settings;
         self.session = Rc::new(RefCell::new(fresh_session(&self.settings, network_setup)));
         self.ahead = None;
@@ -274,8 +265,8 @@ impl Model {
 
 /// A new session for `settings`; `network_setup` runs the UI's slower network first (a
 /// loaded script carries its own).
-pub fn fresh_session(settings: &Settings, network_setup: bool) -> Session {
-    let mut session = Session::new(settings.config());
+pub fn fresh_session(settings: &ClusterConfig, network_setup: bool) -> Session {
+    let mut session = Session::new(settings.clone());
     session.set_wire_log(super::lamport::WIRE_LOG);
     session.watch_invariants();
     if network_setup {
@@ -318,14 +309,14 @@ impl Reducible for Model {
             }
             Msg::SetSpeed(log10) => next.speed_log10 = log10.clamp(-2.0, 2.0),
             Msg::SetMembers(n) => {
-                let settings = Settings {
-                    members: n.clamp(1, 11),
+                let settings = ClusterConfig {
+                    members: n.clamp(1, MAX_MEMBERS),
                     ..next.settings.clone()
                 };
                 next.restart_with(settings, true);
             }
             Msg::SetSeed(seed) => {
-                let settings = Settings {
+                let settings = ClusterConfig {
                     seed,
                     ..next.settings.clone()
                 };
@@ -333,7 +324,7 @@ impl Reducible for Model {
             }
             Msg::SetSwitch(switch, on) => {
                 let mut settings = next.settings.clone();
-                settings.set(switch, on);
+                switch.set(&mut settings, on);
                 next.restart_with(settings, true);
             }
             Msg::Reset => {

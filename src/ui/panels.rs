@@ -3,14 +3,15 @@
 //! and the inspector of one message.
 
 use super::dom;
-use super::i18n::{t, Lang, Text};
+use super::i18n::{switch_label, t, Lang, Text};
 use super::lamport::Recorder;
-use super::model::{Model, Msg, Notice, Switch};
-use super::share::{self, Settings, Shared};
+use super::model::{Model, Msg, Notice};
+use super::share::{self, Shared};
 use crate::base::MemberId;
 use crate::check::{Monitor, Property};
-use crate::console::{run_script, Session};
-use crate::etcd::Cluster as World;
+use crate::console::trace_file::replay_trace_json;
+use crate::console::Session;
+use crate::etcd::{Cluster as World, ClusterConfig, Switch};
 use std::collections::BTreeMap;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -216,23 +217,12 @@ pub fn PartitionEditor(props: &PartitionProps) -> Html {
 
 // ----- rules ----------------------------------------------------------------------------
 
-const SWITCHES: [(Switch, &str, Text); 5] = [
-    (Switch::PreVote, "pre-vote", Text::SwitchPreVote),
-    (Switch::CheckQuorum, "check-quorum", Text::SwitchCheckQuorum),
-    (
-        Switch::CommitOldTerms,
-        "commit-old-terms",
-        Text::SwitchCommitOld,
-    ),
-    (
-        Switch::VoteWithoutLogCheck,
-        "vote-without-log-check",
-        Text::SwitchVoteAny,
-    ),
-    (Switch::ForgetVote, "forget-vote", Text::SwitchForgetVote),
-];
-
-pub fn rules(settings: &Settings, monitor: Option<&Monitor>, lang: Lang, d: &Dispatch) -> Html {
+pub fn rules(
+    settings: &ClusterConfig,
+    monitor: Option<&Monitor>,
+    lang: Lang,
+    d: &Dispatch,
+) -> Html {
     let none = Monitor::new();
     let monitor = monitor.unwrap_or(&none);
     let violations = monitor.violations();
@@ -241,18 +231,18 @@ pub fn rules(settings: &Settings, monitor: Option<&Monitor>, lang: Lang, d: &Dis
             <h3>{ t(lang, Text::Switches) }</h3>
             <p class="muted">{ t(lang, Text::SwitchesRestart) }</p>
             <div class="switches">
-                { for SWITCHES.iter().map(|(switch, key, label)| {
-                    let (switch, d) = (*switch, d.clone());
-                    let on = settings.get(switch);
+                { for Switch::ALL.into_iter().map(|switch| {
+                    let d = d.clone();
+                    let on = switch.get(settings);
                     let onchange = Callback::from(move |e: Event| {
                         let input: HtmlInputElement = e.target_unchecked_into();
                         d.dispatch(Msg::SetSwitch(switch, input.checked()));
                     });
-                    let breaking = !matches!(switch, Switch::PreVote | Switch::CheckQuorum);
+                    let breaking = switch.is_teaching();
                     html! {
                         <label class={classes!("switch", breaking.then_some("breaking"))}>
-                            <input type="checkbox" data-switch={*key} checked={on} {onchange} />
-                            <span>{ t(lang, *label) }</span>
+                            <input type="checkbox" data-switch={share::page_key(switch)} checked={on} {onchange} />
+                            <span>{ t(lang, switch_label(switch)) }</span>
                         </label>
                     }
                 }) }
@@ -293,14 +283,14 @@ fn property_list(monitor: &Monitor) -> String {
 
 // ----- share ----------------------------------------------------------------------------
 
-pub fn share_fragment(session: &Session, settings: &Settings) -> String {
+pub fn share_fragment(session: &Session, settings: &ClusterConfig) -> String {
     share::encode(&Shared {
         settings: settings.clone(),
         script: session.export_script(),
     })
 }
 
-pub fn share(session: &Session, settings: &Settings, lang: Lang, d: &Dispatch) -> Html {
+pub fn share(session: &Session, settings: &ClusterConfig, lang: Lang, d: &Dispatch) -> Html {
     let url = format!("{}#{}", dom::base_url(), share_fragment(session, settings));
     let copy = {
         let (url, d) = (url.clone(), d.clone());
@@ -325,13 +315,12 @@ pub fn share(session: &Session, settings: &Settings, lang: Lang, d: &Dispatch) -
     let export_trace = {
         let (script, settings, d) = (script.clone(), settings.clone(), d.clone());
         Callback::from(move |_: MouseEvent| {
+            let json = replay_trace_json(&settings, &script).map_err(|e| e.to_string());
             report(
                 &d,
-                dom::download_text(
-                    "raftlab-trace.json",
-                    "application/json",
-                    &trace_json(&settings, &script),
-                ),
+                json.and_then(|json| {
+                    dom::download_text("raftlab-trace.json", "application/json", &json)
+                }),
             );
         })
     };
@@ -363,25 +352,10 @@ fn report(d: &Dispatch, result: Result<(), String>) {
     }
 }
 
-/// Replays the run with the trace on (the live world keeps none: checkpoints would copy it)
-/// and writes what `raftlab run --trace` writes.
-fn trace_json(settings: &Settings, script: &str) -> String {
-    let mut session = Session::new(settings.config());
-    session.world.record_trace(true);
-    run_script(&mut session, script, false);
-    serde_json::json!({
-        "seed": settings.seed,
-        "members": settings.members,
-        "trace_hash": format!("{:016x}", session.world.trace_hash()),
-        "events": session.world.trace_lines(),
-    })
-    .to_string()
-}
-
 #[derive(Properties, PartialEq)]
 pub struct ImportProps {
     pub lang: Lang,
-    pub settings: Settings,
+    pub settings: ClusterConfig,
     pub dispatch: Dispatch,
 }
 
@@ -653,23 +627,7 @@ pub fn kube(session: &Session, follow: bool, lang: Lang, d: &Dispatch) -> Html {
     };
     let view = kube.view();
     let world = &session.world;
-    let registry: Vec<(String, i64)> = world
-        .leader()
-        .or_else(|| world.member_ids().first().copied())
-        .and_then(|m| world.kv_view(m))
-        .map(|v| {
-            v.kvs
-                .iter()
-                .filter(|kv| kv.key.starts_with(b"/registry/"))
-                .map(|kv| {
-                    (
-                        String::from_utf8_lossy(&kv.key).into_owned(),
-                        kv.mod_revision,
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let registry = crate::kube::view::registry_keys(world);
     let stopped = |leads: bool, who: &str| {
         (!leads).then(|| html! { <p class="kube-stopped">{ format!("{who}: {}", t(lang, Text::KubeStopped)) }</p> })
     };

@@ -3,93 +3,52 @@
 //! run exactly (the engine is deterministic). Decoding is total: any text gives either a
 //! `Shared` or a message saying what is wrong, never a panic.
 
-use super::model::Switch;
 use crate::base::parse_duration;
 use crate::console::script;
-use crate::etcd::ClusterConfig;
-use crate::raft::TeachingSwitches;
-
-/// The settings a run starts from (changing one starts a new run).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Settings {
-    pub members: usize,
-    pub seed: u64,
-    pub pre_vote: bool,
-    pub check_quorum: bool,
-    pub teaching: TeachingSwitches,
-}
-
-impl Default for Settings {
-    fn default() -> Settings {
-        let c = ClusterConfig::new(3, 1);
-        Settings {
-            members: c.members,
-            seed: c.seed,
-            pre_vote: c.pre_vote,
-            check_quorum: c.check_quorum,
-            teaching: c.teaching,
-        }
-    }
-}
-
-impl Settings {
-    pub fn config(&self) -> ClusterConfig {
-        let mut c = ClusterConfig::new(self.members, self.seed);
-        c.pre_vote = self.pre_vote;
-        c.check_quorum = self.check_quorum;
-        c.teaching = self.teaching;
-        c
-    }
-
-    pub fn get(&self, switch: Switch) -> bool {
-        match switch {
-            Switch::PreVote => self.pre_vote,
-            Switch::CheckQuorum => self.check_quorum,
-            Switch::CommitOldTerms => self.teaching.commit_old_terms_by_counting,
-            Switch::VoteWithoutLogCheck => self.teaching.vote_without_log_check,
-            Switch::ForgetVote => self.teaching.forget_vote_on_restart,
-        }
-    }
-
-    pub fn set(&mut self, switch: Switch, on: bool) {
-        match switch {
-            Switch::PreVote => self.pre_vote = on,
-            Switch::CheckQuorum => self.check_quorum = on,
-            Switch::CommitOldTerms => self.teaching.commit_old_terms_by_counting = on,
-            Switch::VoteWithoutLogCheck => self.teaching.vote_without_log_check = on,
-            Switch::ForgetVote => self.teaching.forget_vote_on_restart = on,
-        }
-    }
-}
+use crate::etcd::{parse_members, ClusterConfig, Switch, MAX_MEMBERS};
 
 /// Settings plus the script of a run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shared {
-    pub settings: Settings,
+    pub settings: ClusterConfig,
     pub script: String,
 }
 
-pub const MAX_MEMBERS: usize = 11;
 /// A loaded script may not run the page for longer than this much virtual time, nor have more
 /// lines than this: a link must not freeze the tab.
 pub const MAX_SCRIPT_MS: u64 = 60 * 60 * 1000;
 pub const MAX_SCRIPT_LINES: usize = 5_000;
 const MAX_FRAGMENT_CHARS: usize = 400_000;
 
-const SWITCH_KEYS: [(&str, Switch); 5] = [
-    ("pre-vote", Switch::PreVote),
-    ("check-quorum", Switch::CheckQuorum),
-    ("commit-old-terms", Switch::CommitOldTerms),
-    ("vote-without-log-check", Switch::VoteWithoutLogCheck),
-    ("forget-vote", Switch::ForgetVote),
-];
+/// The key links used for a switch before its name was the scripts' one: links already pasted
+/// into a class's notes must keep opening as they did.
+const FORMER_SWITCH_KEYS: [(&str, Switch); 1] =
+    [("vote-without-log-check", Switch::NoVoteLogCheck)];
+
+/// The key the page's own controls carry for `switch` (`data-switch`): the one its links
+/// used to, which the browser stories select the checkboxes by.
+pub fn page_key(switch: Switch) -> &'static str {
+    FORMER_SWITCH_KEYS
+        .iter()
+        .find(|(_, s)| *s == switch)
+        .map_or(switch.name(), |(key, _)| key)
+}
+
+fn switch_by_key(key: &str) -> Option<Switch> {
+    Switch::by_name(key).or_else(|| {
+        FORMER_SWITCH_KEYS
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, s)| *s)
+    })
+}
 
 /// The fragment (without `#`) that `decode` turns back into `shared`.
 pub fn encode(shared: &Shared) -> String {
     let s = &shared.settings;
     let mut out = format!("v=1&members={}&seed={}", s.members, s.seed);
-    for (key, switch) in SWITCH_KEYS {
-        out.push_str(&format!("&{key}={}", u8::from(s.get(switch))));
+    for switch in Switch::ALL {
+        out.push_str(&format!("&{}={}", switch.name(), u8::from(switch.get(s))));
     }
     out.push_str("&script=");
     out.push_str(&percent_encode(&shared.script));
@@ -108,7 +67,7 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, String> {
             fragment.len()
         ));
     }
-    let mut settings = Settings::default();
+    let mut settings = ClusterConfig::default();
     let mut script = None;
     let mut version = None;
     for pair in fragment.split('&').filter(|p| !p.is_empty()) {
@@ -117,11 +76,8 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, String> {
         match key {
             "v" => version = Some(value),
             "members" => {
-                settings.members = value
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|n| (1..=MAX_MEMBERS).contains(n))
-                    .ok_or_else(|| format!("members must be 1 to {MAX_MEMBERS}, not {value:?}"))?;
+                settings.members = parse_members(&value)
+                    .map_err(|_| format!("members must be 1 to {MAX_MEMBERS}, not {value:?}"))?;
             }
             "seed" => {
                 settings.seed = value
@@ -130,16 +86,14 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, String> {
             }
             "script" => script = Some(value),
             _ => {
-                let (_, switch) = SWITCH_KEYS
-                    .iter()
-                    .find(|(k, _)| *k == key)
-                    .ok_or_else(|| format!("unknown setting {key:?}"))?;
+                let switch =
+                    switch_by_key(key).ok_or_else(|| format!("unknown setting {key:?}"))?;
                 let on = match value.as_str() {
                     "1" | "true" | "on" => true,
                     "0" | "false" | "off" => false,
                     _ => return Err(format!("{key} must be 0 or 1, not {value:?}")),
                 };
-                settings.set(*switch, on);
+                switch.set(&mut settings, on);
             }
         }
     }
@@ -179,7 +133,7 @@ pub fn check_script(text: &str) -> Result<(), String> {
 
 /// Reads the settings from an exported script's first line
 /// (`# raftlab run --members N --seed S --no-pre-vote --teach …`), if it has one.
-pub fn settings_from_script(text: &str, base: &Settings) -> Settings {
+pub fn settings_from_script(text: &str, base: &ClusterConfig) -> ClusterConfig {
     let header = text.lines().next().unwrap_or_default().trim();
     let Some(rest) = header.strip_prefix("# raftlab run") else {
         return base.clone();
@@ -187,16 +141,9 @@ pub fn settings_from_script(text: &str, base: &Settings) -> Settings {
     let words: Vec<&str> = rest.split_whitespace().collect();
     // As `raftlab run` reads it: etcd's defaults, then every flag the header names (a header
     // it refuses leaves the settings as they were).
-    match ClusterConfig::new(base.members, base.seed).with_flags(&words) {
-        Ok(c) => Settings {
-            members: c.members,
-            seed: c.seed,
-            pre_vote: c.pre_vote,
-            check_quorum: c.check_quorum,
-            teaching: c.teaching,
-        },
-        Err(_) => base.clone(),
-    }
+    ClusterConfig::new(base.members, base.seed)
+        .with_flags(&words)
+        .unwrap_or_else(|_| base.clone())
 }
 
 /// Percent-encodes everything but RFC 3986's unreserved characters.
