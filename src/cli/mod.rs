@@ -23,10 +23,10 @@ fn usage() -> String {
                    [--echo] [--trace OUT.json] [FILE|-]
 
 Runs a script against a fresh simulated cluster (members m1..mN, default 3; seed default 1).
-One command per line: etcd/kubectl command lines and the simulator's verbs (wait leader,
-wait 2s, kill m1, restart m1, pause m1, resume m1, timeout m1, transfer m2, partition m1,m2 | m3,
-isolate m1, heal, latency 20ms [jitter 5ms], loss 0.1, drop m1 m2 [p], status [-w json]).
-With --echo every command is shown as `$ line`, then its output, then `[exit N]` if N != 0."
+One command per line (`leader` names the current leader wherever a MEMBER goes):
+{verbs}
+With --echo every command is shown as `$ line`, then its output, then `[exit N]` if N != 0.",
+        verbs = crate::console::verbs::help()
     )
 }
 

@@ -122,23 +122,22 @@ pub fn find(name: &str) -> Option<&'static Verb> {
 
 /// A line for each verb: its usage and what it does (the CLI's usage, the console's help).
 pub fn help() -> String {
-    let width = VERBS
-        .iter()
-        .map(|v| first_usage(v).len())
-        .max()
-        .unwrap_or(0);
+    let usages: Vec<String> = VERBS.iter().map(short_usage).collect();
+    let width = usages.iter().map(|u| u.chars().count()).max().unwrap_or(0);
     VERBS
         .iter()
-        .map(|v| format!("  {:<width$}  {}\n", first_usage(v), v.about))
+        .zip(&usages)
+        .map(|(v, usage)| format!("  {usage:<width$}  {}\n", v.about))
         .collect()
 }
 
-/// The usage up to its first alternative (`kube up | kube down | …` is long).
-fn first_usage(verb: &Verb) -> &'static str {
-    match verb.usage.split_once(" | ") {
-        Some((first, _)) if verb.name == "kube" => first,
-        _ => verb.usage,
+/// `kube`'s usage lists five forms; a help line shows the first two.
+fn short_usage(verb: &Verb) -> String {
+    let forms: Vec<&str> = verb.usage.split(" | ").collect();
+    if forms.len() > 2 && verb.name == "kube" {
+        return format!("{} | {} | …", forms[0], forms[1]);
     }
+    verb.usage.to_string()
 }
 
 impl Session {
@@ -207,6 +206,6 @@ mod tests {
         let help = help();
         assert_eq!(help.lines().count(), VERBS.len());
         assert!(help.contains("  partition m1,m2 | m3[,...]"));
-        assert!(help.contains("kube up "));
+        assert!(help.contains("  kube up | kube down | …  "));
     }
 }
