@@ -13,8 +13,8 @@ use std::path::PathBuf;
 fn usage() -> String {
     let switches: String = Switch::ALL
         .into_iter()
-        .filter(|s| !s.is_teaching())
-        .map(|s| format!(" [--no-{}]", s.name()))
+        .filter_map(Switch::off_flag)
+        .map(|flag| format!(" [{flag}]"))
         .collect();
     let teach = Switch::teaching_names().collect::<Vec<_>>().join(",");
     format!(

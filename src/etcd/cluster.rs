@@ -1,6 +1,6 @@
 use super::member::{Applied, LogEvent, Member};
 use super::switches::Switch;
-use crate::base::{Index, MemberId, Millis, Rng, Term};
+use crate::base::{Index, MemberId, Millis, Revision, Rng, Term};
 use crate::raft::{ConfChange, ConfChangeOp, Config, Durable, Raft, RaftView, TeachingSwitches};
 use crate::sim::{NetConfig, Sim, SimError};
 use serde::Serialize;
@@ -77,12 +77,14 @@ impl ClusterConfig {
     /// `--members 3 --seed 7 --no-pre-vote --teach commit-old-terms`.
     pub fn flags(&self) -> String {
         let mut out = format!("--members {} --seed {}", self.members, self.seed);
-        let (taught, off): (Vec<Switch>, Vec<Switch>) =
-            Switch::ALL.into_iter().partition(|s| s.is_teaching());
-        for flag in off.iter().filter_map(|s| s.header_flag(self)) {
+        let differs = Switch::ALL
+            .into_iter()
+            .filter(|s| s.get(self) != s.on_by_default());
+        let (taught, off): (Vec<Switch>, Vec<Switch>) = differs.partition(|s| s.is_teaching());
+        for flag in off.iter().filter_map(|s| s.off_flag()) {
             out.push_str(&format!(" {flag}"));
         }
-        let taught: Vec<String> = taught.iter().filter_map(|s| s.header_flag(self)).collect();
+        let taught: Vec<&str> = taught.iter().map(|s| s.name()).collect();
         if !taught.is_empty() {
             out.push_str(&format!(" --teach {}", taught.join(",")));
         }
@@ -232,7 +234,7 @@ impl Sim<Member> {
 
     /// The live keys starting with `prefix` and their mod revisions, as the leader's store
     /// (or else the first member's) holds them.
-    pub fn keys_under(&self, prefix: &[u8]) -> Vec<(String, i64)> {
+    pub fn keys_under(&self, prefix: &[u8]) -> Vec<(String, Revision)> {
         let seer = self.leader().or_else(|| self.member_ids().first().copied());
         let Some(store) = seer.and_then(|m| self.kv_view(m)) else {
             return Vec::new();

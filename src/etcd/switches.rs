@@ -85,6 +85,11 @@ impl Switch {
         self.entry().teaching
     }
 
+    /// etcd turns its safety features on; every teaching switch starts off.
+    pub fn on_by_default(self) -> bool {
+        !self.is_teaching()
+    }
+
     pub fn get(self, config: &ClusterConfig) -> bool {
         (self.entry().get)(config)
     }
@@ -102,21 +107,16 @@ impl Switch {
         TABLE.iter().filter(|e| e.teaching).map(|e| e.name)
     }
 
-    /// How a script header says this switch differs from etcd's defaults (`--no-pre-vote`,
-    /// or the name for `--teach`), `None` when it does not.
-    pub fn header_flag(self, config: &ClusterConfig) -> Option<String> {
-        let on = self.get(config);
-        match (self.is_teaching(), on) {
-            (false, false) => Some(format!("--no-{}", self.name())),
-            (true, true) => Some(self.name().to_string()),
-            _ => None,
-        }
+    /// The header flag that turns off a safety switch (`--no-pre-vote`); teaching switches are
+    /// turned on by name instead, with `--teach NAME`.
+    pub fn off_flag(self) -> Option<String> {
+        (!self.is_teaching()).then(|| format!("--no-{}", self.name()))
     }
 
-    /// The safety switch a `--no-NAME` header flag turns off.
     pub fn by_off_flag(flag: &str) -> Option<Switch> {
-        let name = flag.strip_prefix("--no-")?;
-        Switch::by_name(name).filter(|s| !s.is_teaching())
+        Switch::ALL
+            .into_iter()
+            .find(|s| s.off_flag().as_deref() == Some(flag))
     }
 }
 
@@ -138,24 +138,14 @@ mod tests {
                 .filter(|s| s.get(&config) != s.get(&ClusterConfig::new(3, 1)))
                 .collect();
             assert_eq!(changed, vec![*switch]);
-            assert_eq!(switch.is_teaching(), !before, "teaching switches start off");
+            assert_eq!(switch.on_by_default(), before);
         }
     }
 
     #[test]
-    fn header_flags_name_only_what_differs_from_the_defaults() {
-        let mut config = ClusterConfig::new(3, 1);
-        assert!(Switch::ALL.iter().all(|s| s.header_flag(&config).is_none()));
-        Switch::PreVote.set(&mut config, false);
-        Switch::NoVoteLogCheck.set(&mut config, true);
-        assert_eq!(
-            Switch::PreVote.header_flag(&config).as_deref(),
-            Some("--no-pre-vote")
-        );
-        assert_eq!(
-            Switch::NoVoteLogCheck.header_flag(&config).as_deref(),
-            Some("no-vote-log-check")
-        );
+    fn only_safety_switches_have_an_off_flag() {
+        assert_eq!(Switch::PreVote.off_flag().as_deref(), Some("--no-pre-vote"));
+        assert_eq!(Switch::NoVoteLogCheck.off_flag(), None);
         assert_eq!(
             Switch::by_off_flag("--no-check-quorum"),
             Some(Switch::CheckQuorum)

@@ -3,7 +3,7 @@
 
 use super::meta::{self, DEPLOYMENTS, EVENTS, NODES, PODS, REPLICASETS};
 use super::ControlPlane;
-use crate::base::Millis;
+use crate::base::{Millis, Revision};
 use crate::etcd::Cluster;
 use serde_json::Value;
 
@@ -102,7 +102,7 @@ fn pod_status(p: &Value) -> String {
 const REGISTRY_PREFIX: &[u8] = b"/registry/";
 
 /// The `/registry` keys in etcd with their mod revisions, in key order.
-pub fn registry_keys(world: &Cluster) -> Vec<(String, i64)> {
+pub fn registry_keys(world: &Cluster) -> Vec<(String, Revision)> {
     world.keys_under(REGISTRY_PREFIX)
 }
 
@@ -191,6 +191,20 @@ impl ControlPlane {
 mod tests {
     use crate::console::{run_script, Session};
     use crate::etcd::ClusterConfig;
+
+    #[test]
+    fn the_registry_list_holds_only_what_the_api_server_stored_with_its_revisions() {
+        let mut s = Session::new(ClusterConfig::new(3, 1));
+        run_script(&mut s, "wait leader\netcdctl put /other x\nkube up\nkubectl create deployment web --image=nginx:1.25\nwait 5s\n", false);
+        let keys = super::registry_keys(&s.world);
+        assert!(keys.iter().all(|(k, _)| k.starts_with("/registry/")));
+        let (_, revision) = keys
+            .iter()
+            .find(|(k, _)| k == "/registry/deployments/default/web")
+            .expect("the Deployment is stored");
+        assert!(*revision > 1, "written after /other");
+        assert!(keys.windows(2).all(|w| w[0].0 < w[1].0), "in key order");
+    }
 
     #[test]
     fn the_view_follows_owner_references() {
