@@ -3,6 +3,7 @@
 //! answers with stdout, stderr and an exit code, as a real process would.
 
 pub mod etcdctl;
+pub mod kubectl;
 mod pipe;
 pub mod script;
 mod shell;
@@ -471,7 +472,7 @@ impl Session {
             ("etcdutl", rest) => Some(etcdctl::etcdutl(self, rest, stdin)),
             // kube: kubectl talks to the mock apiserver (refused before `kube up`).
             ("kubectl", rest) => {
-                let out = crate::kube::kubectl::kubectl(
+                let out = kubectl::kubectl(
                     self.kube.as_mut(),
                     &mut self.world,
                     &self.files,
