@@ -6,6 +6,7 @@
 
 pub mod error;
 pub mod etcdctl;
+pub mod kubectl;
 pub mod script;
 mod session;
 mod shell;

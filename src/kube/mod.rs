@@ -8,7 +8,6 @@ pub mod apiserver;
 mod controllers;
 mod defaults;
 pub mod encryption;
-pub mod kubectl;
 pub mod meta;
 pub mod proto;
 mod proto_schema;
@@ -18,6 +17,7 @@ pub mod view;
 pub mod yaml;
 
 pub use apiserver::{ApiServer, Subresource, WatchEvent, WatchKind};
+pub use controllers::pod_template_hash;
 pub use meta::{ApiError, Resource};
 
 use crate::base::{Millis, Rng};

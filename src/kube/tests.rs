@@ -137,55 +137,6 @@ fn a_deployment_converges_and_pods_carry_owner_references() {
     }
 }
 
-#[test]
-fn kubectl_junk_never_panics() {
-    let mut w = world();
-    let mut cp = ControlPlane::up(&mut w, 2).unwrap();
-    let files = std::collections::BTreeMap::new();
-    let mut rng = Rng::new(9);
-    let words = [
-        "get",
-        "apply",
-        "-f",
-        "-",
-        "delete",
-        "pods",
-        "deploy/x",
-        "-o",
-        "yaml",
-        "scale",
-        "--replicas",
-        "-1",
-        "set",
-        "image",
-        "rollout",
-        "undo",
-        "status",
-        "describe",
-        "rs,po",
-        "-n",
-        "",
-        "a=b",
-    ];
-    let stdins = [
-        "",
-        "{",
-        "kind: Pod",
-        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: UPPER\n",
-        "- 1\n- 2",
-        "a: *b",
-    ];
-    for _ in 0..300 {
-        let n = rng.range(0, 6);
-        let args: Vec<String> = (0..n)
-            .map(|_| rng.pick(&words).unwrap().to_string())
-            .collect();
-        let stdin = *rng.pick(&stdins).unwrap();
-        let out = super::kubectl::kubectl(Some(&mut cp), &mut w, &files, &args, Some(stdin));
-        assert!(out.code == 0 || !out.stderr.is_empty(), "{args:?}: {out:?}");
-    }
-}
-
 /// Losing etcd's quorum: the controller manager and the scheduler cannot renew their Leases
 /// within the renew deadline and stop; when quorum returns they take the Leases again.
 #[test]

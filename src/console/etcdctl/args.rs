@@ -14,6 +14,8 @@ pub enum Kind {
     Int,
     Duration,
     StrSlice,
+    /// pflag's `StringArray`: every use kept as given (no comma splitting).
+    StrArray,
 }
 
 /// One flag of a command.
@@ -188,6 +190,8 @@ pub struct Spec {
 #[derive(Clone, Debug, Default)]
 pub struct Parsed {
     pub values: BTreeMap<&'static str, String>,
+    /// Every value of a [`Kind::StrArray`] flag, in order.
+    pub arrays: BTreeMap<&'static str, Vec<String>>,
     pub args: Vec<String>,
     /// Positional arguments that came after `--` (cobra's `ArgsLenAtDash`).
     pub dash_at: Option<usize>,
@@ -204,6 +208,10 @@ impl Parsed {
 
     pub fn bool(&self, name: &str) -> bool {
         self.values.get(name).is_some_and(|v| v == "true")
+    }
+
+    pub fn array(&self, name: &str) -> &[String] {
+        self.arrays.get(name).map_or(&[], Vec::as_slice)
     }
 
     pub fn int(&self, name: &str) -> i64 {
@@ -283,7 +291,7 @@ fn parse_with(spec: &Spec, args: &[String], globals: bool) -> Result<Parsed, Fla
                     }
                 }
             };
-            set(&mut out, f, value, &format!("--{}", f.name))?;
+            set(&mut out, f, value, &label(f))?;
         } else if a.len() > 1 && a.starts_with('-') {
             let shorts: Vec<char> = a[1..].chars().collect();
             let mut k = 0;
@@ -296,7 +304,7 @@ fn parse_with(spec: &Spec, args: &[String], globals: bool) -> Result<Parsed, Fla
                         .ok_or_else(|| FlagError(format!("unknown shorthand flag: '{c}' in {a}")))?
                 };
                 let rest: String = shorts[k + 1..].iter().collect();
-                let label = format!("-{c}, --{}", f.name);
+                let label = label(f);
                 if f.kind == Kind::Bool {
                     if let Some(v) = rest.strip_prefix('=') {
                         set(&mut out, f, v.to_string(), &label)?;
@@ -324,6 +332,14 @@ fn parse_with(spec: &Spec, args: &[String], globals: bool) -> Result<Parsed, Fla
         }
     }
     Ok(out)
+}
+
+/// How pflag names a flag in its errors, however it was written.
+fn label(f: &Flag) -> String {
+    match f.short {
+        Some(c) => format!("-{c}, --{}", f.name),
+        None => format!("--{}", f.name),
+    }
 }
 
 fn set(out: &mut Parsed, f: &'static Flag, value: String, label: &str) -> Result<(), FlagError> {
@@ -354,6 +370,10 @@ fn set(out: &mut Parsed, f: &'static Flag, value: String, label: &str) -> Result
                 None => value,
             };
             out.values.insert(f.name, merged);
+        }
+        Kind::StrArray => {
+            out.arrays.entry(f.name).or_default().push(value.clone());
+            out.values.insert(f.name, value);
         }
         Kind::Str => {
             out.values.insert(f.name, value);

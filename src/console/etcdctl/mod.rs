@@ -6,7 +6,7 @@
 //! Endpoints are member names (`m1`, or `leader` for the current leader); any other address
 //! (`127.0.0.1:1`) is something nothing listens on, so calls to it time out.
 
-mod args;
+pub(super) mod args;
 pub mod etcdutl;
 mod kv;
 mod lease;

@@ -25,7 +25,7 @@ pub fn etcdutl(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
 
 // kube: kubectl talks to the mock apiserver (refused before `kube up`).
 pub fn kubectl(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
-    let out = crate::kube::kubectl::kubectl(
+    let out = crate::console::kubectl::kubectl(
         s.kube.as_mut(),
         &mut s.world,
         &s.files,
