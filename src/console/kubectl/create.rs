@@ -71,7 +71,7 @@ pub(super) fn namespace(ctx: &mut Ctx, a: &Args) {
     }
 }
 
-/// `create secret generic NAME --from-literal=k=v...`: the values base64-encoded.
+/// `create secret generic NAME [--type=T] --from-literal=k=v...`: the values base64-encoded.
 pub(super) fn secret_generic(ctx: &mut Ctx, a: &Args) {
     let Some(name) = the_name(ctx, a) else {
         return;
@@ -89,7 +89,8 @@ pub(super) fn secret_generic(ctx: &mut Ctx, a: &Args) {
             json!(base64::engine::general_purpose::STANDARD.encode(v)),
         );
     }
-    let obj = json!({"metadata": {"name": name, "namespace": a.namespace()}, "type": "Opaque", "data": data});
+    let secret_type = a.secret_type.as_deref().unwrap_or("Opaque");
+    let obj = json!({"metadata": {"name": name, "namespace": a.namespace()}, "type": secret_type, "data": data});
     create_object(ctx, &meta::SECRETS, obj);
 }
 

@@ -324,6 +324,8 @@ pub(super) struct Args {
     pub replicas: Option<String>,
     pub image: Option<String>,
     pub literals: Vec<String>,
+    /// `create secret generic --type`.
+    pub secret_type: Option<String>,
     pub to_revision: Option<String>,
     pub show_labels: bool,
     /// `get -w`: after the list, print every change that arrives.
@@ -345,6 +347,7 @@ impl Args {
             replicas: text("replicas"),
             image: text("image"),
             literals: p.array("from-literal").to_vec(),
+            secret_type: text("type"),
             to_revision: text("to-revision"),
             show_labels: p.bool("show-labels"),
             watch: p.bool("watch"),

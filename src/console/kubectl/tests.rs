@@ -157,6 +157,18 @@ fn flags_each_command_accepts_still_work() {
         "{}",
         out.stdout
     );
+    let out = run(
+        &mut cp,
+        &mut w,
+        "create secret generic tls --type=kubernetes.io/tls",
+    );
+    assert_eq!(out.stdout, "secret/tls created\n");
+    let out = run(&mut cp, &mut w, "get secrets");
+    assert!(
+        out.stdout.contains("tls    kubernetes.io/tls   0  "),
+        "{}",
+        out.stdout
+    );
     let out = run(&mut cp, &mut w, "get --help");
     assert!(out
         .stdout
