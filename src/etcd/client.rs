@@ -9,8 +9,15 @@ use super::member::{Member, Proposal, SERVER_VERSION};
 use super::{etcd_id, peer_url};
 use crate::base::{Index, MemberId, Millis, Term};
 use crate::mvcc::{
-    self, AlarmAction, AlarmMember, AlarmRequest, AlarmType, LeaseId, LeaseTimeToLive, MvccError,
-    Request, Response, WatchRequest, WatchResponse,
+    self, AlarmAction, AlarmMember, AlarmRequest, AlarmType, LeaseTimeToLive, MvccError,
+};
+/// The client's request and response types. As clientv3 re-exports etcdserverpb's messages,
+/// the client API speaks the store's own, so a client (the kube-apiserver) imports them from
+/// here and never reaches into `mvcc`.
+pub use crate::mvcc::{
+    prefix_bounds, Compare, CompareResult, CompareTarget, DeleteRangeRequest, Event, EventType,
+    KeyValue, LeaseId, PutRequest, RangeRequest, Request, RequestOp, Response, ResponseOp,
+    TxnRequest, TxnResponse, WatchRequest, WatchResponse,
 };
 use crate::sim::SimError;
 use std::fmt;

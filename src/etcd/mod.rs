@@ -7,8 +7,10 @@ mod cluster;
 mod member;
 
 pub use client::{
-    snapshot_status, ClientError, EndpointStatus, Header, MemberEntry, Reply, SnapshotStatus,
-    EPOCH_UNIX_MS,
+    prefix_bounds, snapshot_status, ClientError, Compare, CompareResult, CompareTarget,
+    DeleteRangeRequest, EndpointStatus, Event, EventType, Header, KeyValue, LeaseId, MemberEntry,
+    PutRequest, RangeRequest, Reply, Request, RequestOp, Response, ResponseOp, SnapshotStatus,
+    TxnRequest, TxnResponse, WatchRequest, WatchResponse, EPOCH_UNIX_MS,
 };
 pub use cluster::{Cluster, ClusterConfig, MemberStatus, StatusView, REQUEST_TIMEOUT_MS};
 pub use member::{
