@@ -8,6 +8,7 @@ use super::{
     init_display, to_header, CmdResult, Ctx, Exit, EXIT_BAD_ARGS, EXIT_BAD_CONNECTION, EXIT_ERROR,
     EXIT_INTERRUPTED,
 };
+use crate::base::time::rfc3339_millis;
 use crate::base::MemberId;
 use crate::etcd::{client_url, MemberEntry};
 
@@ -405,7 +406,7 @@ pub fn snapshot_save(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     }
     init_display(ctx, p)?;
     let ep = ctx.endpoints[0].clone();
-    let ts = super::iso_time(crate::etcd::EPOCH_UNIX_MS + ctx.world.now());
+    let ts = rfc3339_millis(crate::etcd::EPOCH_UNIX_MS + ctx.world.now());
     ctx.eprint(&format!(
         "{{\"level\":\"info\",\"ts\":\"{ts}\",\"caller\":\"snapshot/v3_snapshot.go:119\",\"msg\":\"created temporary db file\",\"path\":{}}}\n",
         super::printer::json_str(&format!("{path}.part"))
