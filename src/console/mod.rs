@@ -782,7 +782,7 @@ impl Session {
         if self.world.is_running(member) {
             return Err(SimError::NotStopped(member).to_string());
         }
-        let restored = etcdctl::etcdutl::read_data_dir(&self.files, dir).ok_or_else(|| {
+        let restored = crate::etcd::read_data_dir(&self.files, dir).ok_or_else(|| {
             format!("{dir}: no restored data directory (run etcdutl snapshot restore first)")
         })?;
         let identity = crate::etcd::Identity {

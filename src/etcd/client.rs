@@ -142,15 +142,6 @@ pub struct EndpointStatus {
     pub errors: Vec<String>,
 }
 
-/// `snapshot status`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SnapshotStatus {
-    pub hash: u32,
-    pub revision: i64,
-    pub total_keys: usize,
-    pub total_size: u64,
-}
-
 impl Cluster {
     /// A member's etcd id (its identity's).
     pub fn etcd_id_of(&self, id: MemberId) -> u64 {
@@ -888,18 +879,6 @@ fn local_read(store: &mvcc::Store, req: &Request, now: Millis) -> Result<Respons
         // A read-only txn changes nothing; run it on a copy so the store is untouched.
         other => store.clone().apply(other, now),
     }
-}
-
-/// `snapshot status` of a db image.
-pub fn snapshot_status(db: &[u8]) -> Result<SnapshotStatus, mvcc::DecodeError> {
-    let store = mvcc::Store::decode(db)?;
-    let hash = store.hash_kv(0).map(|h| h.hash).unwrap_or(0);
-    Ok(SnapshotStatus {
-        hash,
-        revision: store.revision(),
-        total_keys: store.bolt_key_count(),
-        total_size: store.db_size().size_bytes,
-    })
 }
 
 fn sim_to_client(e: SimError) -> ClientError {

@@ -4,19 +4,23 @@
 
 mod client;
 mod cluster;
+mod data_dir;
 mod member;
+mod snapshot_file;
 
 pub use client::{
-    prefix_bounds, snapshot_status, ClientError, Compare, CompareResult, CompareTarget,
-    DeleteRangeRequest, EndpointStatus, Event, EventType, Header, KeyValue, LeaseId, MemberEntry,
-    PutRequest, RangeRequest, Reply, Request, RequestOp, Response, ResponseOp, SnapshotStatus,
-    TxnRequest, TxnResponse, WatchRequest, WatchResponse, EPOCH_UNIX_MS,
+    prefix_bounds, ClientError, Compare, CompareResult, CompareTarget, DeleteRangeRequest,
+    EndpointStatus, Event, EventType, Header, KeyValue, LeaseId, MemberEntry, PutRequest,
+    RangeRequest, Reply, Request, RequestOp, Response, ResponseOp, TxnRequest, TxnResponse,
+    WatchRequest, WatchResponse, EPOCH_UNIX_MS,
 };
 pub use cluster::{Cluster, ClusterConfig, MemberStatus, StatusView, REQUEST_TIMEOUT_MS};
+pub use data_dir::{read_data_dir, restore, RestoreError, RestoreRequest, RestoredDataDir};
 pub use member::{
     describe_entry, Applied, Attributes, Identity, LogEvent, Member, Proposal, CLUSTER_VERSION,
     SERVER_VERSION,
 };
+pub use snapshot_file::{snapshot_file_status, SnapshotFileError, SnapshotStatus};
 
 use crate::base::MemberId;
 

@@ -7,14 +7,12 @@
 //! (`127.0.0.1:1`) is something nothing listens on, so calls to it time out.
 
 mod args;
-pub mod etcdutl;
+mod etcdutl;
 mod kv;
 mod lease;
 mod maintenance;
 mod printer;
 mod watch;
-
-pub use etcdutl::{read_data_dir, RestoredDataDir};
 
 use crate::base::time::rfc3339_millis;
 use crate::base::{MemberId, Millis};
@@ -651,7 +649,7 @@ const COMMANDS: &[Command] = &[
             short: "Restores an etcd member snapshot to an etcd directory",
             flags: &etcdutl::RESTORE_FLAGS,
         },
-        run: maintenance::snapshot_restore,
+        run: etcdutl::snapshot_restore,
     },
     Command {
         spec: Spec {

@@ -74,6 +74,17 @@ pub struct DbStatus {
     pub total_size: i64,
 }
 
+impl From<crate::etcd::SnapshotStatus> for DbStatus {
+    fn from(s: crate::etcd::SnapshotStatus) -> DbStatus {
+        DbStatus {
+            hash: s.hash,
+            revision: s.revision,
+            total_key: s.total_keys as i64,
+            total_size: s.total_size as i64,
+        }
+    }
+}
+
 /// A lease's time to live as the server answers it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TimeToLive {
