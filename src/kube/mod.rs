@@ -11,7 +11,6 @@ pub mod encryption;
 pub mod kubectl;
 pub mod meta;
 pub mod proto;
-mod proto_schema;
 pub mod selector;
 pub mod trace;
 pub mod view;
