@@ -1,9 +1,10 @@
-//! Shared vocabulary: ids, virtual time, and the seeded generator.
+//! Shared vocabulary: ids, virtual time, the calendar, and the seeded generator.
 //!
 //! Nothing here reads a clock or an OS random source: time is a number the driver passes in,
 //! randomness comes from a seed the driver hands over.
 
 mod rng;
+pub mod time;
 
 pub use rng::Rng;
 
@@ -130,29 +131,6 @@ fn go_duration_ns(s: &str) -> Option<f64> {
         total_ns += number * unit;
     }
     total_ns.is_finite().then_some(total_ns)
-}
-
-/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (Howard Hinnant's
-/// `civil_from_days`).
-pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// The inverse of [`civil_from_days`] (`days_from_civil`).
-pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = y - i64::from(m <= 2);
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
-    era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
 }
 
 #[cfg(test)]

@@ -9,8 +9,15 @@ use super::member::{Member, Proposal, SERVER_VERSION};
 use super::{etcd_id, peer_url};
 use crate::base::{Index, MemberId, Millis, Term};
 use crate::mvcc::{
-    self, AlarmAction, AlarmMember, AlarmRequest, AlarmType, LeaseId, LeaseTimeToLive, MvccError,
-    Request, Response, WatchRequest, WatchResponse,
+    self, AlarmAction, AlarmMember, AlarmRequest, AlarmType, LeaseTimeToLive, MvccError,
+};
+/// The client's request and response types. As clientv3 re-exports etcdserverpb's messages,
+/// the client API speaks the store's own, so a client (the kube-apiserver) imports them from
+/// here and never reaches into `mvcc`.
+pub use crate::mvcc::{
+    prefix_bounds, Compare, CompareResult, CompareTarget, DeleteRangeRequest, Event, EventType,
+    KeyValue, LeaseId, PutRequest, RangeRequest, Request, RequestOp, Response, ResponseOp,
+    TxnRequest, TxnResponse, WatchRequest, WatchResponse,
 };
 use crate::sim::SimError;
 use std::fmt;
@@ -133,15 +140,6 @@ pub struct EndpointStatus {
     pub raft_applied_index: Index,
     pub is_learner: bool,
     pub errors: Vec<String>,
-}
-
-/// `snapshot status`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SnapshotStatus {
-    pub hash: u32,
-    pub revision: i64,
-    pub total_keys: usize,
-    pub total_size: u64,
 }
 
 impl Cluster {
@@ -881,18 +879,6 @@ fn local_read(store: &mvcc::Store, req: &Request, now: Millis) -> Result<Respons
         // A read-only txn changes nothing; run it on a copy so the store is untouched.
         other => store.clone().apply(other, now),
     }
-}
-
-/// `snapshot status` of a db image.
-pub fn snapshot_status(db: &[u8]) -> Result<SnapshotStatus, mvcc::DecodeError> {
-    let store = mvcc::Store::decode(db)?;
-    let hash = store.hash_kv(0).map(|h| h.hash).unwrap_or(0);
-    Ok(SnapshotStatus {
-        hash,
-        revision: store.revision(),
-        total_keys: store.bolt_key_count(),
-        total_size: store.db_size().size_bytes,
-    })
 }
 
 fn sim_to_client(e: SimError) -> ClientError {

@@ -4,23 +4,29 @@
 
 mod client;
 mod cluster;
+mod data_dir;
 mod member;
 mod quorum_view;
+mod snapshot_file;
 mod switches;
 
 pub use client::{
-    snapshot_status, ClientError, EndpointStatus, Header, MemberEntry, Reply, SnapshotStatus,
-    EPOCH_UNIX_MS,
+    prefix_bounds, ClientError, Compare, CompareResult, CompareTarget, DeleteRangeRequest,
+    EndpointStatus, Event, EventType, Header, KeyValue, LeaseId, MemberEntry, PutRequest,
+    RangeRequest, Reply, Request, RequestOp, Response, ResponseOp, TxnRequest, TxnResponse,
+    WatchRequest, WatchResponse, EPOCH_UNIX_MS,
 };
 pub use cluster::{
     parse_members, Cluster, ClusterConfig, MemberStatus, StatusView, MAX_MEMBERS,
     REQUEST_TIMEOUT_MS,
 };
+pub use data_dir::{read_data_dir, restore, RestoreError, RestoreRequest, RestoredDataDir};
 pub use member::{
     describe_entry, Applied, Attributes, Identity, LogEvent, Member, Proposal, CLUSTER_VERSION,
     SERVER_VERSION,
 };
 pub use quorum_view::QuorumView;
+pub use snapshot_file::{snapshot_file_status, SnapshotFileError, SnapshotStatus};
 pub use switches::Switch;
 
 use crate::base::MemberId;

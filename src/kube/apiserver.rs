@@ -6,11 +6,10 @@
 
 use super::meta::{self, ApiError, Resource};
 use crate::base::{Index, MemberId, Millis, Rng, Term};
-use crate::etcd::{ClientError, Cluster, EPOCH_UNIX_MS};
-use crate::mvcc::{
-    self, Compare, CompareResult, CompareTarget, DeleteRangeRequest, EventType, KeyValue, LeaseId,
-    PutRequest, RangeRequest, Request, RequestOp, Response, ResponseOp, TxnRequest, TxnResponse,
-    WatchRequest,
+use crate::etcd::{
+    self, ClientError, Cluster, Compare, CompareResult, CompareTarget, DeleteRangeRequest,
+    EventType, KeyValue, LeaseId, PutRequest, RangeRequest, Request, RequestOp, Response,
+    ResponseOp, TxnRequest, TxnResponse, WatchRequest, EPOCH_UNIX_MS,
 };
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -670,7 +669,7 @@ impl ApiServer {
             self.relist(world);
             return;
         }
-        let (key, range_end) = mvcc::prefix_bounds(b"/registry/".to_vec());
+        let (key, range_end) = etcd::prefix_bounds(b"/registry/".to_vec());
         let req = WatchRequest {
             key,
             range_end,
@@ -718,7 +717,7 @@ impl ApiServer {
         self.cache_healthy = true;
     }
 
-    fn apply_event(&mut self, ev: mvcc::Event, now: Millis) {
+    fn apply_event(&mut self, ev: etcd::Event, now: Millis) {
         let key = String::from_utf8_lossy(&ev.kv.key).into_owned();
         let revision = ev.kv.mod_revision;
         if let Some(w) = self

@@ -1,7 +1,7 @@
 //! What the API server knows about each kind: resource names, groups, where it lives in etcd,
 //! and the errors it answers with (apimachinery `pkg/api/errors`).
 
-use crate::base::Millis;
+use crate::base::{time, Millis};
 use crate::etcd::EPOCH_UNIX_MS;
 use serde_json::Value;
 use std::fmt;
@@ -338,44 +338,18 @@ pub fn controller_uid(v: &Value) -> Option<&str> {
 
 /// RFC 3339 time (`2026-01-01T00:00:05Z`) of virtual time `ms`.
 pub fn timestamp(ms: Millis) -> String {
-    let secs = (EPOCH_UNIX_MS + ms) / 1000;
-    let (y, mo, d, h, mi, s) = civil(secs);
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+    time::rfc3339_seconds(EPOCH_UNIX_MS + ms)
 }
 
 /// `Thu, 01 Jan 2026 00:00:05 +0000`, as `kubectl describe` prints times.
 pub fn describe_time(ms: Millis) -> String {
-    let secs = (EPOCH_UNIX_MS + ms) / 1000;
-    let (y, mo, d, h, mi, s) = civil(secs);
-    let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((secs / 86_400) % 7) as usize];
-    let month = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ][(mo - 1) as usize];
-    format!("{weekday}, {d:02} {month} {y} {h:02}:{mi:02}:{s:02} +0000")
+    time::rfc1123z(((EPOCH_UNIX_MS + ms) / 1000) as i64)
 }
 
 /// Virtual milliseconds of an RFC 3339 time written by [`timestamp`] (0 if unreadable).
 pub fn parse_timestamp(text: &str) -> Millis {
-    let num = |r: std::ops::Range<usize>| text.get(r).and_then(|s| s.parse::<u64>().ok());
-    let (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(s)) = (
-        num(0..4),
-        num(5..7),
-        num(8..10),
-        num(11..13),
-        num(14..16),
-        num(17..19),
-    ) else {
-        return 0;
-    };
-    let days = crate::base::days_from_civil(y as i64, mo as i64, d as i64);
-    let unix_s = days as u64 * 86_400 + h * 3600 + mi * 60 + s;
-    (unix_s * 1000).saturating_sub(EPOCH_UNIX_MS)
-}
-
-fn civil(secs: u64) -> (i64, u64, u64, u64, u64, u64) {
-    let (y, m, d) = crate::base::civil_from_days((secs / 86_400) as i64);
-    let rem = secs % 86_400;
-    (y, m as u64, d as u64, rem / 3600, rem % 3600 / 60, rem % 60)
+    time::unix_s_of_rfc3339_prefix(text)
+        .map_or(0, |unix_s| (unix_s * 1000).saturating_sub(EPOCH_UNIX_MS))
 }
 
 /// kubectl's AGE (apimachinery `duration.HumanDuration`).

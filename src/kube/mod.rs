@@ -10,7 +10,6 @@ mod defaults;
 pub mod encryption;
 pub mod meta;
 pub mod proto;
-mod proto_schema;
 pub mod selector;
 pub mod trace;
 pub mod view;

@@ -232,8 +232,7 @@ fn repeated_events_are_aggregated_and_expire_with_their_etcd_lease() {
 
 #[test]
 fn the_journal_names_the_raft_entry_that_carried_each_write() {
-    use crate::etcd::Proposal;
-    use crate::mvcc::{Request, RequestOp};
+    use crate::etcd::{Proposal, Request, RequestOp};
     let mut w = world();
     let mut cp = ControlPlane::up(&mut w, 1).unwrap();
     cp.api.actor = "kubectl".into();

@@ -174,82 +174,34 @@ mod tests {
         }
     }
 
+    /// One write per line: actor, verb, kind, key under `/registry/`, uid, owner uids
+    /// (comma-separated; `-` for none).
+    const JOURNAL: &str = "
+        kubelet                update  Pod         pods/default/old              p0  -
+        kubectl                create  Deployment  deployments/default/web       d1  -
+        kubelet                update  Lease       leases/kube-node-lease/node-1 l   -
+        deployment-controller  create  ReplicaSet  replicasets/default/web-1     r1  d1
+        replicaset-controller  create  Event       events/default/web-1.1        e   -
+        replicaset-controller  create  Pod         pods/default/web-1-a          p1  r1
+        kubelet                update  Pod         pods/default/old              p0  -
+        default-scheduler      update  Pod         pods/default/web-1-a          p1  r1
+        deployment-controller  update  Deployment  deployments/default/web       d1  -
+    ";
+
+    fn journal() -> Vec<Write> {
+        let rows = JOURNAL.lines().filter(|line| !line.trim().is_empty());
+        rows.map(|line| {
+            let cells: Vec<&'static str> = line.split_whitespace().collect();
+            let owners: Vec<&str> = cells[5].split(',').filter(|o| *o != "-").collect();
+            let key = format!("/registry/{}", cells[3]);
+            write(cells[0], cells[1], cells[2], &key, cells[4], &owners)
+        })
+        .collect()
+    }
+
     #[test]
     fn follows_owners_and_touched_keys_but_not_unrelated_writes() {
-        let journal = vec![
-            write(
-                "kubelet",
-                "update",
-                "Pod",
-                "/registry/pods/default/old",
-                "p0",
-                &[],
-            ),
-            write(
-                "kubectl",
-                "create",
-                "Deployment",
-                "/registry/deployments/default/web",
-                "d1",
-                &[],
-            ),
-            write(
-                "kubelet",
-                "update",
-                "Lease",
-                "/registry/leases/kube-node-lease/node-1",
-                "l",
-                &[],
-            ),
-            write(
-                "deployment-controller",
-                "create",
-                "ReplicaSet",
-                "/registry/replicasets/default/web-1",
-                "r1",
-                &["d1"],
-            ),
-            write(
-                "replicaset-controller",
-                "create",
-                "Event",
-                "/registry/events/default/web-1.1",
-                "e",
-                &[],
-            ),
-            write(
-                "replicaset-controller",
-                "create",
-                "Pod",
-                "/registry/pods/default/web-1-a",
-                "p1",
-                &["r1"],
-            ),
-            write(
-                "kubelet",
-                "update",
-                "Pod",
-                "/registry/pods/default/old",
-                "p0",
-                &[],
-            ),
-            write(
-                "default-scheduler",
-                "update",
-                "Pod",
-                "/registry/pods/default/web-1-a",
-                "p1",
-                &["r1"],
-            ),
-            write(
-                "deployment-controller",
-                "update",
-                "Deployment",
-                "/registry/deployments/default/web",
-                "d1",
-                &[],
-            ),
-        ];
+        let journal = journal();
         let f = follow_last(&journal).unwrap();
         assert_eq!(f.command, "kubectl x");
         let keys: Vec<&str> = f.writes.iter().map(|w| w.key.as_str()).collect();

@@ -1,6 +1,8 @@
 //! Manifests in and out: YAML (or JSON) documents to `serde_json::Value`, and the YAML kubectl
 //! prints (`-o yaml`: keys sorted, sequences at their parent's indent, as sigs.k8s.io/yaml
 //! emits through go-yaml).
+//! The emitter is hand-written: go-yaml's quoting and layout, which kubectl shows, are not
+//! yaml-rust2's emitter's.
 
 use serde_json::{Map, Number, Value};
 use std::fmt::Write as _;

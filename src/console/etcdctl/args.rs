@@ -2,6 +2,7 @@
 //! `-x value`, `-xvalue`, bare booleans, `--` ending the flags, flags anywhere among the
 //! arguments, and pflag's own error texts. Usage dumps follow etcd's `cobrautl/help.go`
 //! template (flag lines aligned by a tab writer that pads with tabs).
+//! Hand-written rather than an argument crate's: transcripts compare pflag's exact texts.
 
 use crate::base::parse_go_duration_ms;
 use std::collections::BTreeMap;

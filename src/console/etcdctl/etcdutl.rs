@@ -1,12 +1,12 @@
 //! `etcdutl snapshot restore|status` (etcd 3.5's offline tool; it restores as 3.4's
-//! `etcdctl snapshot restore` does). A restored data directory is one entry of the virtual
-//! filesystem holding the member's new identity and its store, for `restart m1 --data-dir`.
+//! `etcdctl snapshot restore` does, so that command is here too): flags, output and error
+//! texts. The data directory and the snapshot file themselves are `crate::etcd`'s.
 
 use super::args::{self, flag, short, Flag, Kind, Parsed, Spec};
-use super::printer::{Format, Printer};
-use super::{EXIT_BAD_ARGS, EXIT_BAD_FEATURE, EXIT_ERROR};
+use super::printer::{json_str, DbStatus, Format, Printer};
+use super::{init_display, CmdResult, Ctx, Exit, EXIT_BAD_ARGS, EXIT_BAD_FEATURE, EXIT_ERROR};
 use crate::console::Output;
-use serde::{Deserialize, Serialize};
+use crate::etcd::{self, RestoreError, RestoreRequest};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -81,30 +81,6 @@ const STATUS: Spec = Spec {
         "set the output format (fields, json, protobuf, simple, table)",
     )],
 };
-
-/// What `snapshot restore` leaves in its data directory: the member's identity (from the
-/// restore flags) and the restored store (`mvcc::Store::encode` bytes), with its leases and
-/// compaction. The member must start from this, as etcd does from a restored data dir.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RestoredDataDir {
-    pub name: String,
-    pub peer_urls: Vec<String>,
-    pub initial_cluster_token: String,
-    /// etcd's member id: sha1(sorted peer URLs + token), first 8 bytes.
-    pub member_id: u64,
-    /// sha1 over the sorted member ids of `--initial-cluster`.
-    pub cluster_id: u64,
-    /// Every member of `--initial-cluster`: (name, peer URLs).
-    pub initial_cluster: Vec<(String, Vec<String>)>,
-    pub db: Vec<u8>,
-}
-
-/// The restored data directory at `path` of the virtual filesystem, if there is one.
-pub fn read_data_dir(files: &BTreeMap<String, Vec<u8>>, path: &str) -> Option<RestoredDataDir> {
-    serde_json::from_slice(files.get(path.trim_end_matches('/'))?).ok()
-}
-
-use crate::etcd::{cluster_id, member_id};
 
 /// `etcdutl ARGS`.
 pub fn run(files: &mut BTreeMap<String, Vec<u8>>, words: &[String]) -> Output {
@@ -200,171 +176,122 @@ fn status_command(files: &BTreeMap<String, Vec<u8>>, p: &Parsed) -> Output {
     let Some(format) = Format::parse(p.str("write-out").unwrap_or("simple")) else {
         return fail(EXIT_BAD_FEATURE, "unsupported output format");
     };
-    match super::maintenance::db_status(files, &p.args[0]) {
-        Ok(s) => match Printer::new(format, false).db_status(&s) {
+    match etcd::snapshot_file_status(files, &p.args[0]) {
+        Ok(s) => match Printer::new(format, false).db_status(&DbStatus::from(s)) {
             Ok(text) => Output {
                 stdout: text,
                 ..Output::default()
             },
             Err(u) => fail(EXIT_BAD_FEATURE, &u.0),
         },
-        Err(e) => fail(EXIT_ERROR, &e),
+        Err(e) => fail(EXIT_ERROR, &e.to_string()),
     }
 }
 
+/// etcdctl 3.4's `snapshot restore`: the same command as etcdutl's.
+pub fn snapshot_restore(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
+    init_display(ctx, p)?;
+    let out = restore(ctx.files, p);
+    ctx.eprint(&out.stderr);
+    ctx.print(&out.stdout);
+    if out.code != 0 {
+        return Err(Exit::quiet(out.code));
+    }
+    Ok(())
+}
+
 /// `snapshot restore FILE --data-dir DIR --name N --initial-cluster ... `.
-pub fn restore(files: &mut BTreeMap<String, Vec<u8>>, p: &Parsed) -> Output {
+fn restore(files: &mut BTreeMap<String, Vec<u8>>, p: &Parsed) -> Output {
     if p.args.len() != 1 {
         return fail(
             EXIT_BAD_ARGS,
             "snapshot restore requires exactly one argument",
         );
     }
-    let snap = &p.args[0];
-    let name = p.str("name").unwrap_or("default").to_string();
-    let data_dir = p
-        .str("data-dir")
-        .filter(|d| !d.is_empty())
-        .map_or_else(|| format!("{name}.etcd"), str::to_string);
-    let token = p
-        .str("initial-cluster-token")
-        .unwrap_or("etcd-cluster")
-        .to_string();
-    let initial = p
-        .str("initial-cluster")
-        .unwrap_or("default=http://localhost:2380");
-    let advertise: Vec<String> = p
-        .str("initial-advertise-peer-urls")
-        .unwrap_or("http://localhost:2380")
-        .split(',')
-        .map(str::to_string)
-        .collect();
-    let mut cluster: Vec<(String, Vec<String>)> = Vec::new();
-    for part in initial.split(',').filter(|s| !s.is_empty()) {
-        let Some((n, url)) = part.split_once('=') else {
-            return fail(
-                EXIT_ERROR,
-                &format!("{} is not a valid initial cluster", args::go_quote(part)),
-            );
-        };
-        match cluster.iter_mut().find(|(m, _)| m == n) {
-            Some((_, urls)) => urls.push(url.to_string()),
-            None => cluster.push((n.to_string(), vec![url.to_string()])),
-        }
+    let request = RestoreRequest {
+        snapshot_path: &p.args[0],
+        name: p.str("name").unwrap_or("default"),
+        data_dir: p.str("data-dir").unwrap_or(""),
+        initial_cluster: p
+            .str("initial-cluster")
+            .unwrap_or("default=http://localhost:2380"),
+        initial_cluster_token: p.str("initial-cluster-token").unwrap_or("etcd-cluster"),
+        initial_advertise_peer_urls: p
+            .str("initial-advertise-peer-urls")
+            .unwrap_or("http://localhost:2380"),
+        bump_revision: p.str("bump-revision").unwrap_or("0"),
+        mark_compacted: p.bool("mark-compacted"),
+    };
+    match etcd::restore(files, &request) {
+        Ok(data_dir) => Output {
+            stderr: restore_log(request.snapshot_path, &data_dir),
+            ..Output::default()
+        },
+        Err(e) => fail(EXIT_ERROR, &restore_error_text(&e)),
     }
-    let Some((_, mine)) = cluster.iter().find(|(n, _)| *n == name) else {
-        return fail(
-            EXIT_ERROR,
-            &format!(
-                "couldn't find local name {} in the initial cluster configuration",
-                args::go_quote(&name)
-            ),
-        );
-    };
-    let mut sorted_mine = mine.clone();
-    sorted_mine.sort();
-    let mut sorted_adv = advertise.clone();
-    sorted_adv.sort();
-    if sorted_mine != sorted_adv {
-        return fail(
-            EXIT_ERROR,
-            &format!(
-                "--initial-cluster has {name}={} but missing from --initial-advertise-peer-urls={} (\"{}\"(resolved from {}) != \"{}\"(resolved from {}))",
-                mine.join(","),
-                advertise.join(","),
-                sorted_adv.join(","),
-                sorted_adv.join(","),
-                sorted_mine.join(","),
-                sorted_mine.join(",")
-            ),
-        );
-    }
-    if files.contains_key(data_dir.trim_end_matches('/')) {
-        return fail(
-            EXIT_ERROR,
-            &format!("data-dir {} exists", args::go_quote(&data_dir)),
-        );
-    }
-    let Some(db) = files.get(snap).cloned() else {
-        return fail(
-            EXIT_ERROR,
-            &format!("stat {snap}: no such file or directory"),
-        );
-    };
-    let mut store = match crate::mvcc::Store::decode(&db) {
-        Ok(store) => store,
-        Err(e) => return fail(EXIT_ERROR, &e.to_string()),
-    };
-    let bump = match p.str("bump-revision").unwrap_or("0").parse::<u64>() {
-        Ok(n) => n,
-        Err(_) => {
-            let v = p.str("bump-revision").unwrap_or("");
-            let msg = format!("invalid argument {} for \"--bump-revision\" flag: strconv.ParseUint: parsing {}: invalid syntax", args::go_quote(v), args::go_quote(v));
-            return fail(EXIT_ERROR, &msg);
-        }
-    };
-    let mark = p.bool("mark-compacted");
-    if bump > 0 && !mark {
-        return fail(
-            EXIT_ERROR,
-            "--mark-compacted required if --bump-revision > 0",
-        );
-    }
-    if bump == 0 && mark {
-        return fail(
-            EXIT_ERROR,
-            "--mark-compacted is only allowed with --bump-revision > 0",
-        );
-    }
-    let db = if bump > 0 {
-        if let Err(e) = store.bump_revision_and_compact(bump as i64) {
-            return fail(EXIT_ERROR, &e.to_string());
-        }
-        store.encode()
-    } else {
-        db
-    };
-    let ids: Vec<u64> = cluster.iter().map(|(_, u)| member_id(u, &token)).collect();
-    let dir = RestoredDataDir {
-        member_id: member_id(mine, &token),
-        cluster_id: cluster_id(&ids),
-        name: name.clone(),
-        peer_urls: mine.clone(),
-        initial_cluster_token: token,
-        initial_cluster: cluster.clone(),
-        db,
-    };
-    let bytes = match serde_json::to_vec(&dir) {
-        Ok(b) => b,
-        Err(e) => return fail(EXIT_ERROR, &e.to_string()),
-    };
-    files.insert(data_dir.trim_end_matches('/').to_string(), bytes);
-    let mut out = Output::default();
-    let log = |msg: &str, extra: &str| {
-        format!(
-            "{{\"level\":\"info\",\"ts\":1767225600.0,\"caller\":\"snapshot/v3_snapshot.go:296\",\"msg\":\"{msg}\",\"path\":{}{extra}}}\n",
-            super::printer::json_str(snap)
-        )
-    };
-    let dirs = format!(
-        ",\"wal-dir\":{},\"data-dir\":{},\"snap-dir\":{}",
-        super::printer::json_str(&format!("{data_dir}/member/wal")),
-        super::printer::json_str(&data_dir),
-        super::printer::json_str(&format!("{data_dir}/member/snap"))
-    );
-    out.stderr.push_str(&log("restoring snapshot", &dirs));
-    out.stderr.push_str(&log("restored snapshot", &dirs));
-    out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// etcdutl's zap lines around a restore.
+fn restore_log(snapshot_path: &str, data_dir: &str) -> String {
+    let dirs = format!(
+        ",\"wal-dir\":{},\"data-dir\":{},\"snap-dir\":{}",
+        json_str(&format!("{data_dir}/member/wal")),
+        json_str(data_dir),
+        json_str(&format!("{data_dir}/member/snap"))
+    );
+    ["restoring snapshot", "restored snapshot"]
+        .map(|msg| {
+            format!(
+                "{{\"level\":\"info\",\"ts\":1767225600.0,\"caller\":\"snapshot/v3_snapshot.go:296\",\"msg\":\"{msg}\",\"path\":{}{dirs}}}\n",
+                json_str(snapshot_path)
+            )
+        })
+        .concat()
+}
 
-    #[test]
-    fn restored_identity_is_etcds() {
-        let id = member_id(&["http://127.0.0.1:23804".to_string()], "restore-token");
-        assert_eq!(format!("{id:x}"), "7bd0eeac1181ef69");
-        assert_eq!(cluster_id(&[id]), 11679938116525535020);
+/// What etcdutl prints after `Error: ` for a failed restore.
+fn restore_error_text(e: &RestoreError) -> String {
+    let q = args::go_quote;
+    match e {
+        RestoreError::BadInitialCluster(part) => {
+            format!("{} is not a valid initial cluster", q(part))
+        }
+        RestoreError::NameNotInCluster(name) => format!(
+            "couldn't find local name {} in the initial cluster configuration",
+            q(name)
+        ),
+        RestoreError::AdvertiseMismatch {
+            name,
+            in_cluster,
+            advertised,
+        } => advertise_mismatch_text(name, in_cluster, advertised),
+        RestoreError::DataDirExists(dir) => format!("data-dir {} exists", q(dir)),
+        RestoreError::Snapshot(e) => e.to_string(),
+        RestoreError::BadBumpRevision(v) => format!(
+            "invalid argument {} for \"--bump-revision\" flag: strconv.ParseUint: parsing {}: invalid syntax",
+            q(v),
+            q(v)
+        ),
+        RestoreError::MarkCompactedRequired => {
+            "--mark-compacted required if --bump-revision > 0".into()
+        }
+        RestoreError::MarkCompactedDisallowed => {
+            "--mark-compacted is only allowed with --bump-revision > 0".into()
+        }
+        RestoreError::Store(e) => e.clone(),
     }
+}
+
+fn advertise_mismatch_text(name: &str, in_cluster: &[String], advertised: &[String]) -> String {
+    let sorted = |urls: &[String]| {
+        let mut urls = urls.to_vec();
+        urls.sort();
+        urls.join(",")
+    };
+    let (sorted_cluster, sorted_advertised) = (sorted(in_cluster), sorted(advertised));
+    format!(
+        "--initial-cluster has {name}={} but missing from --initial-advertise-peer-urls={} (\"{sorted_advertised}\"(resolved from {sorted_advertised}) != \"{sorted_cluster}\"(resolved from {sorted_cluster}))",
+        in_cluster.join(","),
+        advertised.join(","),
+    )
 }

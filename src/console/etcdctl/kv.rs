@@ -35,16 +35,7 @@ fn get_op(p: &Parsed) -> Result<(RangeRequest, bool), Exit> {
             "`--prefix` and `--from-key` cannot be set at the same time, choose one",
         ));
     }
-    let serializable = match p.str("consistency").unwrap_or("l") {
-        "s" => true,
-        "l" => false,
-        other => {
-            return Err(Exit::new(
-                EXIT_BAD_FEATURE,
-                format!("unknown consistency flag {}", go_quote(other)),
-            ))
-        }
-    };
+    let serializable = serializable(p)?;
     let mut r = RangeRequest {
         key: first.as_bytes().to_vec(),
         ..RangeRequest::default()
@@ -63,6 +54,41 @@ fn get_op(p: &Parsed) -> Result<(RangeRequest, bool), Exit> {
     if rev > 0 {
         r.revision = rev;
     }
+    let (order, target) = sort(p)?;
+    // clientv3 `WithSort`: key order ascending is the natural order.
+    r.sort_order = if target == SortTarget::Key && order == SortOrder::Ascend {
+        SortOrder::None
+    } else {
+        order
+    };
+    r.sort_target = target;
+    if prefix {
+        with_prefix(&mut r.key, &mut r.range_end);
+    }
+    if from_key {
+        if r.key.is_empty() {
+            r.key = vec![0];
+        }
+        r.range_end = vec![0];
+    }
+    r.keys_only = p.bool("keys-only");
+    Ok((r, serializable))
+}
+
+/// `--consistency`: whether the read is serializable.
+fn serializable(p: &Parsed) -> Result<bool, Exit> {
+    match p.str("consistency").unwrap_or("l") {
+        "s" => Ok(true),
+        "l" => Ok(false),
+        other => Err(Exit::new(
+            EXIT_BAD_FEATURE,
+            format!("unknown consistency flag {}", go_quote(other)),
+        )),
+    }
+}
+
+/// `--order` and `--sort-by`.
+fn sort(p: &Parsed) -> Result<(SortOrder, SortTarget), Exit> {
     let order_flag = p.str("order").unwrap_or("");
     let order = match order_flag.to_uppercase().as_str() {
         "ASCEND" => SortOrder::Ascend,
@@ -89,24 +115,7 @@ fn get_op(p: &Parsed) -> Result<(RangeRequest, bool), Exit> {
             ))
         }
     };
-    // clientv3 `WithSort`: key order ascending is the natural order.
-    r.sort_order = if target == SortTarget::Key && order == SortOrder::Ascend {
-        SortOrder::None
-    } else {
-        order
-    };
-    r.sort_target = target;
-    if prefix {
-        with_prefix(&mut r.key, &mut r.range_end);
-    }
-    if from_key {
-        if r.key.is_empty() {
-            r.key = vec![0];
-        }
-        r.range_end = vec![0];
-    }
-    r.keys_only = p.bool("keys-only");
-    Ok((r, serializable))
+    Ok((order, target))
 }
 
 pub fn get(ctx: &mut Ctx, p: &Parsed) -> CmdResult {

@@ -1,6 +1,7 @@
 //! Cluster and maintenance commands: `compaction`, `defrag`, `endpoint status|health|hashkv`,
 //! `alarm list|disarm`, `member list|add|remove|promote`, `move-leader`,
-//! `snapshot save|status|restore` (etcdctl/ctlv3/command/*_command.go).
+//! `snapshot save|status` (etcdctl/ctlv3/command/*_command.go); `snapshot restore` is
+//! etcdutl's, in `etcdutl.rs`.
 
 use super::args::{parse_go_int, parse_go_uint, Parsed};
 use super::printer::{go_duration_us, DbStatus, EpHash, EpHealth, EpStatus, Format, MemberInfo};
@@ -8,6 +9,7 @@ use super::{
     init_display, to_header, CmdResult, Ctx, Exit, EXIT_BAD_ARGS, EXIT_BAD_CONNECTION, EXIT_ERROR,
     EXIT_INTERRUPTED,
 };
+use crate::base::time::rfc3339_millis;
 use crate::base::MemberId;
 use crate::etcd::{client_url, MemberEntry};
 
@@ -405,7 +407,7 @@ pub fn snapshot_save(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     }
     init_display(ctx, p)?;
     let ep = ctx.endpoints[0].clone();
-    let ts = super::iso_time(crate::etcd::EPOCH_UNIX_MS + ctx.world.now());
+    let ts = rfc3339_millis(crate::etcd::EPOCH_UNIX_MS + ctx.world.now());
     ctx.eprint(&format!(
         "{{\"level\":\"info\",\"ts\":\"{ts}\",\"caller\":\"snapshot/v3_snapshot.go:119\",\"msg\":\"created temporary db file\",\"path\":{}}}\n",
         super::printer::json_str(&format!("{path}.part"))
@@ -431,37 +433,10 @@ pub fn snapshot_status(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
         ));
     }
     init_display(ctx, p)?;
-    let status = db_status(ctx.files, &p.args[0]).map_err(|e| Exit::new(EXIT_ERROR, e))?;
-    let printed = ctx.printer.db_status(&status);
+    let status = crate::etcd::snapshot_file_status(ctx.files, &p.args[0])
+        .map_err(|e| Exit::new(EXIT_ERROR, e.to_string()))?;
+    let printed = ctx.printer.db_status(&DbStatus::from(status));
     ctx.show(printed)
-}
-
-/// `snapshot status` of a file of the virtual filesystem.
-pub fn db_status(
-    files: &std::collections::BTreeMap<String, Vec<u8>>,
-    path: &str,
-) -> Result<DbStatus, String> {
-    let Some(db) = files.get(path) else {
-        return Err(format!("stat {path}: no such file or directory"));
-    };
-    let s = crate::etcd::snapshot_status(db).map_err(|e| e.to_string())?;
-    Ok(DbStatus {
-        hash: s.hash,
-        revision: s.revision,
-        total_key: s.total_keys as i64,
-        total_size: s.total_size as i64,
-    })
-}
-
-pub fn snapshot_restore(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
-    init_display(ctx, p)?;
-    let out = super::etcdutl::restore(ctx.files, p);
-    ctx.eprint(&out.stderr);
-    ctx.print(&out.stdout);
-    if out.code != 0 {
-        return Err(Exit::quiet(out.code));
-    }
-    Ok(())
 }
 
 /// `check perf`: the load test of etcdctl 3.4 (ctlv3/command/check.go), run against the

@@ -7,15 +7,14 @@
 //! (`127.0.0.1:1`) is something nothing listens on, so calls to it time out.
 
 pub(super) mod args;
-pub mod etcdutl;
+mod etcdutl;
 mod kv;
 mod lease;
 mod maintenance;
 mod printer;
 mod watch;
 
-pub use etcdutl::{read_data_dir, RestoredDataDir};
-
+use crate::base::time::rfc3339_millis;
 use crate::base::{MemberId, Millis};
 use crate::console::{Output, Session};
 use crate::etcd::{ClientError, Cluster, EPOCH_UNIX_MS};
@@ -250,7 +249,7 @@ impl Ctx<'_> {
         };
         let line = format!(
             "{{\"level\":\"warn\",\"ts\":\"{}\",\"caller\":\"clientv3/retry_interceptor.go:62\",\"msg\":\"retrying of unary invoker failed\",\"target\":{},\"attempt\":0,\"error\":{}}}\n",
-            iso_time(EPOCH_UNIX_MS + self.world.now()),
+            rfc3339_millis(EPOCH_UNIX_MS + self.world.now()),
             printer::json_str(&target),
             printer::json_str(&format!("rpc error: code = {} desc = {desc}", e.grpc_code()))
         );
@@ -287,20 +286,6 @@ pub fn to_header(h: crate::etcd::Header) -> Header {
         revision: h.revision,
         raft_term: h.raft_term,
     }
-}
-
-/// `2026-01-01T00:00:00.000Z` for Unix milliseconds (zap's ISO8601 time encoder).
-pub fn iso_time(unix_ms: u64) -> String {
-    let secs = unix_ms / 1000;
-    let rem = secs % 86_400;
-    let (year, month, day) = crate::base::civil_from_days((secs / 86_400) as i64);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        unix_ms % 1000
-    )
 }
 
 // ------------------------------------------------------------------ commands
@@ -664,7 +649,7 @@ const COMMANDS: &[Command] = &[
             short: "Restores an etcd member snapshot to an etcd directory",
             flags: &etcdutl::RESTORE_FLAGS,
         },
-        run: maintenance::snapshot_restore,
+        run: etcdutl::snapshot_restore,
     },
     Command {
         spec: Spec {

@@ -8,6 +8,7 @@ use crate::mvcc::{
     AlarmMember, DeleteRangeResponse, Event, EventType, KeyValue, PutResponse, RangeResponse,
     ResponseOp, TxnResponse, WatchResponse,
 };
+use base64::Engine as _;
 use std::fmt::Write as _;
 
 /// A response header (`etcdserverpb.ResponseHeader`).
@@ -74,6 +75,17 @@ pub struct DbStatus {
     pub total_size: i64,
 }
 
+impl From<crate::etcd::SnapshotStatus> for DbStatus {
+    fn from(s: crate::etcd::SnapshotStatus) -> DbStatus {
+        DbStatus {
+            hash: s.hash,
+            revision: s.revision,
+            total_key: s.total_keys as i64,
+            total_size: s.total_size as i64,
+        }
+    }
+}
+
 /// A lease's time to live as the server answers it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TimeToLive {
@@ -128,27 +140,9 @@ pub struct Printer {
 
 // ------------------------------------------------------------------ small Go-isms
 
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 /// Standard base64 with padding (Go's `[]byte` in JSON).
 pub fn base64(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for k in 0..4 {
-            if k <= chunk.len() {
-                out.push(B64[((n >> (18 - 6 * k)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    base64::engine::general_purpose::STANDARD.encode(data)
 }
 
 /// A JSON string as Go's `encoding/json` writes it (HTML-safe escapes, invalid UTF-8 as U+FFFD).

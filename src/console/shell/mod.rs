@@ -5,6 +5,7 @@
 pub mod pipe;
 
 use super::error::ConsoleError;
+use crate::base::time::Civil;
 use crate::base::Millis;
 use crate::etcd::EPOCH_UNIX_MS;
 
@@ -120,19 +121,13 @@ fn closing(chars: &[char], open: usize) -> Option<usize> {
 /// `date [+FORMAT]` at virtual time `now` (UTC): `%Y %m %d %H %M %S %s %F %T %%`; without a
 /// format, coreutils' `Thu Jan  1 00:00:05 UTC 2026`.
 pub fn date(args: &[&str], now: Millis) -> Result<String, String> {
-    let unix = (EPOCH_UNIX_MS + now) / 1000;
-    let (y, m, d) = crate::base::civil_from_days((unix / 86_400) as i64);
-    let rem = unix % 86_400;
-    let (hh, mm, ss) = (rem / 3600, rem % 3600 / 60, rem % 60);
+    let unix_s = (EPOCH_UNIX_MS + now) / 1000;
+    let civil = Civil::from_unix_s(unix_s as i64);
     let format = match args {
         [] => "%a %b %e %H:%M:%S UTC %Y",
         [f] if f.starts_with('+') => &f[1..],
         [other, ..] => return Err(format!("date: invalid date '{other}'")),
     };
-    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
     let mut out = String::new();
     let mut it = format.chars();
     while let Some(c) = it.next() {
@@ -141,18 +136,18 @@ pub fn date(args: &[&str], now: Millis) -> Result<String, String> {
             continue;
         }
         match it.next() {
-            Some('Y') => out.push_str(&format!("{y:04}")),
-            Some('m') => out.push_str(&format!("{m:02}")),
-            Some('d') => out.push_str(&format!("{d:02}")),
-            Some('e') => out.push_str(&format!("{d:>2}")),
-            Some('H') => out.push_str(&format!("{hh:02}")),
-            Some('M') => out.push_str(&format!("{mm:02}")),
-            Some('S') => out.push_str(&format!("{ss:02}")),
-            Some('s') => out.push_str(&unix.to_string()),
-            Some('F') => out.push_str(&format!("{y:04}-{m:02}-{d:02}")),
-            Some('T') => out.push_str(&format!("{hh:02}:{mm:02}:{ss:02}")),
-            Some('a') => out.push_str(DAYS[((unix / 86_400) % 7) as usize]),
-            Some('b') => out.push_str(MONTHS[(m - 1).clamp(0, 11) as usize]),
+            Some('Y') => out.push_str(&format!("{:04}", civil.year)),
+            Some('m') => out.push_str(&format!("{:02}", civil.month)),
+            Some('d') => out.push_str(&format!("{:02}", civil.day)),
+            Some('e') => out.push_str(&format!("{:>2}", civil.day)),
+            Some('H') => out.push_str(&format!("{:02}", civil.hour)),
+            Some('M') => out.push_str(&format!("{:02}", civil.minute)),
+            Some('S') => out.push_str(&format!("{:02}", civil.second)),
+            Some('s') => out.push_str(&unix_s.to_string()),
+            Some('F') => out.push_str(&civil.date()),
+            Some('T') => out.push_str(&civil.time_of_day()),
+            Some('a') => out.push_str(civil.weekday_abbrev()),
+            Some('b') => out.push_str(civil.month_abbrev()),
             Some('%') => out.push('%'),
             Some(other) => {
                 out.push('%');

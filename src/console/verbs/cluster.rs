@@ -126,7 +126,7 @@ fn restart_from_data_dir(
         return Err(SimError::NotStopped(member).into());
     }
     let restored =
-        crate::console::etcdctl::etcdutl::read_data_dir(&s.files, dir).ok_or_else(|| {
+        crate::etcd::read_data_dir(&s.files, dir).ok_or_else(|| {
             format!("{dir}: no restored data directory (run etcdutl snapshot restore first)")
         })?;
     let identity = crate::etcd::Identity {
