@@ -561,7 +561,7 @@ impl Session {
                 let found = self.world.run_until_cond(WAIT_LEADER_LIMIT_MS, |w| {
                     w.leader()
                         .and_then(|l| w.node(l))
-                        .is_some_and(|n| n.log.term(n.log.committed) == Some(n.term))
+                        .is_some_and(|n| n.log().term(n.log().committed) == Some(n.term()))
                 });
                 if !found {
                     return Err(format!(
