@@ -61,17 +61,17 @@ impl Bus {
         bus.nodes[0].force_timeout();
         bus.pump();
         assert!(bus.nodes[0].is_leader());
-        let target = bus.nodes[0].log.committed + n;
+        let target = bus.nodes[0].log().committed + n;
         let data = vec![b'v'; 64];
         let mut proposed = 0;
-        while bus.nodes[0].log.committed < target {
+        while bus.nodes[0].log().committed < target {
             for _ in 0..BATCH.min(n - proposed) {
                 bus.nodes[0].propose(data.clone()).expect("leader accepts");
                 proposed += 1;
             }
             bus.pump();
         }
-        bus.nodes[0].log.committed
+        bus.nodes[0].log().committed
     }
 }
 

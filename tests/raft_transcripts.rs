@@ -55,17 +55,18 @@ impl Net {
                 let Some(raft) = node.raft.as_mut() else {
                     continue;
                 };
-                for event in raft.take_events() {
-                    let _ = writeln!(self.out, "  m{n} {event}");
-                }
-                for to in raft.snapshot_wanted() {
-                    raft.send_snapshot(to, node.durable.snapshot_data.clone());
-                }
                 if !raft.has_ready() {
                     continue;
                 }
                 any = true;
                 let rd = raft.ready();
+                for event in &rd.events {
+                    let _ = writeln!(self.out, "  m{n} {event}");
+                }
+                let image = &node.durable.snapshot_data;
+                let snapshots: Vec<Message> = (rd.snapshot_requests.iter())
+                    .map(|r| r.message(image.clone()))
+                    .collect();
                 node.durable.persist(&rd);
                 for entry in &rd.committed_entries {
                     node.applied.push(entry.describe());
@@ -88,6 +89,7 @@ impl Net {
                 }
                 raft.advance(&rd);
                 self.pending.extend(rd.messages);
+                self.pending.extend(snapshots);
             }
             if !any {
                 return;
@@ -131,9 +133,9 @@ impl Net {
                         v.applied,
                         v.last_index,
                         v.last_term,
-                        fmt_ids(&r.conf.voters),
-                        if r.conf.is_joint() { format!("&&{}", fmt_ids(&r.conf.voters_outgoing)) } else { String::new() },
-                    ) + &if r.conf.learners.is_empty() { String::new() } else { format!(" learners={}", fmt_ids(&r.conf.learners)) }
+                        fmt_ids(&r.conf().voters),
+                        if r.conf().is_joint() { format!("&&{}", fmt_ids(&r.conf().voters_outgoing)) } else { String::new() },
+                    ) + &if r.conf().learners.is_empty() { String::new() } else { format!(" learners={}", fmt_ids(&r.conf().learners)) }
                 }
                 None => format!("m{n}: down (term={} on disk)", node.durable.hard.term),
             };
@@ -340,8 +342,8 @@ fn run_command(net: &mut Net, line: &str) -> Result<(), String> {
             let n = parse_n(n)?;
             let node = net.nodes.get_mut(&n).ok_or("no such node")?;
             let raft = node.raft.as_mut().ok_or("not running")?;
-            let index: Index = raft.log.applied;
-            let term = raft.log.term(index).ok_or("nothing to compact")?;
+            let index: Index = raft.log().applied;
+            let term = raft.log().term(index).ok_or("nothing to compact")?;
             let conf = raft.compact(index).ok_or("nothing to compact")?;
             node.durable.compact(
                 index,
@@ -366,10 +368,11 @@ fn run_command(net: &mut Net, line: &str) -> Result<(), String> {
         ("status", []) => net.status(),
         ("log", [n]) => {
             let raft = net.node(parse_n(n)?)?;
-            let entries: Vec<String> = raft.log.entries.iter().map(|e| e.describe()).collect();
+            let entries: Vec<String> = raft.log().entries.iter().map(|e| e.describe()).collect();
             let head = format!(
                 "snapshot={}@{}",
-                raft.log.snapshot_index, raft.log.snapshot_term
+                raft.log().snapshot_index,
+                raft.log().snapshot_term
             );
             let _ = writeln!(net.out, "{head} [{}]", entries.join(", "));
         }

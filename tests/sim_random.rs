@@ -312,7 +312,7 @@ fn promote_learner(cluster: &mut Cluster, rng: &mut Rng) -> bool {
     };
     let learners: Vec<MemberId> = cluster
         .node(leader)
-        .map_or_else(Vec::new, |n| n.conf.learners.iter().copied().collect());
+        .map_or_else(Vec::new, |n| n.conf().learners.iter().copied().collect());
     rng.pick(&learners)
         .is_some_and(|m| cluster.promote(*m).is_ok())
 }
@@ -326,7 +326,7 @@ fn remove_member(cluster: &mut Cluster, rng: &mut Rng) -> bool {
     let Some(leader) = active_leader(cluster).and_then(|l| cluster.node(l)) else {
         return false;
     };
-    let conf = &leader.conf;
+    let conf = leader.conf();
     let removable: Vec<MemberId> = conf
         .members()
         .into_iter()

@@ -85,10 +85,10 @@ impl World {
         self.campaign(id);
         self.run(1_000);
         self.step_until(2_000, "settled", |c| {
-            let last = c.node(id).map_or(0, |n| n.log.last_index());
+            let last = c.node(id).map_or(0, |n| n.log().last_index());
             c.member_ids()
                 .into_iter()
-                .all(|m| c.node(m).is_some_and(|n| n.log.committed == last))
+                .all(|m| c.node(m).is_some_and(|n| n.log().committed == last))
         });
     }
 
@@ -97,11 +97,11 @@ impl World {
     }
 
     fn term(&self, id: MemberId) -> Term {
-        self.c.node(id).map_or(0, |n| n.term)
+        self.c.node(id).map_or(0, |n| n.term())
     }
 
     fn last_index(&self, id: MemberId) -> Index {
-        self.c.node(id).map_or(0, |n| n.log.last_index())
+        self.c.node(id).map_or(0, |n| n.log().last_index())
     }
 
     /// Forces `id`'s election timer until it leads (a first round may only teach it the
@@ -191,7 +191,7 @@ fn figure_8(switch_on: bool) -> World {
     let (i, a) = (w.last_index(M1) + 1, w.term(M1));
     w.c.propose(M1, b"X".to_vec()).expect("m1 leads");
     w.step_until(1_000, "X on m2", |c| {
-        c.node(M2).is_some_and(|n| n.log.last_index() >= i)
+        c.node(M2).is_some_and(|n| n.log().last_index() >= i)
     });
 
     // (b) m5 leads term b with m3 and m4, and is cut off as it wins.
@@ -213,23 +213,20 @@ fn figure_8(switch_on: bool) -> World {
     w.c.net.heal();
 
     // (c) m1 leads term c; every copy of its new entry is lost, X reaches m3 and m4.
+    // m1's next incarnation sends one entry per append.
+    w.c.with_process(M1, |m, _| m.config.max_entries_per_msg = 1);
     w.c.restart(M1).unwrap();
     w.c.restart(M2).unwrap();
-    w.c.with_process(M1, |m, _| {
-        if let Some(node) = m.node_mut() {
-            node.config.max_entries_per_msg = 1;
-        }
-    });
     w.observe();
     w.campaign(M1);
     // The network loses every copy of m1's term-c entry that its receiver would accept.
     let own = format!("[{}@", i + 1);
     w.run_losing(500, |c, m| {
-        let has_x = c.node(m.to).is_some_and(|n| n.log.term(i) == Some(a));
+        let has_x = c.node(m.to).is_some_and(|n| n.log().term(i) == Some(a));
         m.from == M1 && m.describe.contains(&own) && has_x
     });
     assert_eq!(
-        w.c.node(M1).map(|n| n.log.committed >= i),
+        w.c.node(M1).map(|n| n.log().committed >= i),
         Some(switch_on),
         "m1 commits X exactly when it counts replicas of old terms\n{}",
         w.trace_tail()
@@ -267,7 +264,7 @@ fn vote_without_log_check(switch_on: bool) -> World {
     let i = w.last_index(M1) + 1;
     w.c.propose(M1, b"X".to_vec()).expect("m1 leads");
     w.step_until(1_000, "X committed", |c| {
-        c.node(M1).is_some_and(|n| n.log.committed >= i)
+        c.node(M1).is_some_and(|n| n.log().committed >= i)
     });
     w.c.kill(M1).unwrap();
     w.run(50);

@@ -52,24 +52,24 @@ struct Previous {
 impl Disruption {
     fn note_campaign(&mut self, cluster: &Cluster, node: &Raft) {
         if hears_quorum(cluster, node) {
-            self.deaf_since.remove(&node.id);
+            self.deaf_since.remove(&node.id());
         } else {
-            self.deaf_since.entry(node.id).or_insert(cluster.now());
+            self.deaf_since.entry(node.id()).or_insert(cluster.now());
         }
         let campaigning = matches!(node.role_name(), RoleName::Candidate | RoleName::Leader)
-            && node.vote == Some(node.id);
+            && node.vote() == Some(node.id());
         if !campaigning {
             return;
         }
-        let seen = self.campaigns.entry(node.term).or_default();
-        if seen.iter().all(|(m, _)| *m != node.id) {
-            let transfer = self.transfers.contains(&(node.term, node.id));
-            let window = Millis::from(node.config.election_tick) * cluster.tick_ms;
+        let seen = self.campaigns.entry(node.term()).or_default();
+        if seen.iter().all(|(m, _)| *m != node.id()) {
+            let transfer = self.transfers.contains(&(node.term(), node.id()));
+            let window = Millis::from(node.config().election_tick) * cluster.tick_ms;
             let deaf = self
                 .deaf_since
-                .get(&node.id)
+                .get(&node.id())
                 .is_some_and(|since| cluster.now().saturating_sub(*since) >= window);
-            seen.push((node.id, transfer || !deaf));
+            seen.push((node.id(), transfer || !deaf));
         }
     }
 
@@ -92,15 +92,16 @@ impl Checker for Disruption {
                 self.previous.remove(&id);
                 continue;
             };
-            if let Some(to) = node.leader_state().and_then(|s| s.transferee) {
-                self.transfers.insert((node.term + 1, to));
+            if let Some(to) = node.leader_state().and_then(|s| s.transferee()) {
+                self.transfers.insert((node.term() + 1, to));
             }
             self.note_campaign(cluster, node);
             let incarnation = cluster.incarnation(id);
             if let Some(prev) = self.previous.get(&id) {
-                let deposed =
-                    prev.healthy_leader && prev.incarnation == incarnation && node.term > prev.term;
-                let by = deposed.then(|| self.deposed_by(node.term)).flatten();
+                let deposed = prev.healthy_leader
+                    && prev.incarnation == incarnation
+                    && node.term() > prev.term;
+                let by = deposed.then(|| self.deposed_by(node.term())).flatten();
                 if let Some(by) = by.filter(|by| *by != id) {
                     if self.reported.insert((id, prev.term)) {
                         out.push(Violation {
@@ -111,20 +112,22 @@ impl Checker for Disruption {
                                 "{by} raised its term to {} while it could not hear from a quorum, \
                                  and on rejoining deposed {id}, leader of term {}, which a quorum \
                                  could still reach",
-                                node.term, prev.term
+                                node.term(), prev.term
                             ),
                         });
                     }
                 }
             }
             let healthy_leader = node.is_leader()
-                && node.leader_state().is_some_and(|s| s.transferee.is_none())
+                && node
+                    .leader_state()
+                    .is_some_and(|s| s.transferee().is_none())
                 && in_contact_with_quorum(cluster, node);
             self.previous.insert(
                 id,
                 Previous {
                     incarnation,
-                    term: node.term,
+                    term: node.term(),
                     healthy_leader,
                 },
             );

@@ -70,7 +70,7 @@ impl Checker for ElectionSafety {
                 self.saw_leader(cluster, id, term, &mut out);
             }
             if let Some(node) = member.node().filter(|n| n.is_leader()) {
-                self.saw_leader(cluster, id, node.term, &mut out);
+                self.saw_leader(cluster, id, node.term(), &mut out);
             }
         }
         out

@@ -43,27 +43,31 @@ impl LeaderCompleteness {
         let Some(c) = self.committed.get(&index) else {
             return;
         };
-        if leader.term <= c.in_term || index <= leader.log.snapshot_index {
+        if leader.term() <= c.in_term || index <= leader.log().snapshot_index {
             return;
         }
         let holds = leader
-            .log
+            .log()
             .entry(index)
             .is_some_and(|e| e.term == c.term && digest(&e.data) == c.digest);
-        if holds || !self.reported.insert((leader.term, leader.id, index)) {
+        if holds || !self.reported.insert((leader.term(), leader.id(), index)) {
             return;
         }
-        let instead = match leader.log.entry(index) {
+        let instead = match leader.log().entry(index) {
             Some(e) => format!("; it holds {} there", entry_text(e)),
-            None => format!("; its log ends at {}", leader.log.last_index()),
+            None => format!("; its log ends at {}", leader.log().last_index()),
         };
         out.push(Violation {
             property: Property::LeaderCompleteness,
             time_ms: cluster.now(),
-            members: vec![leader.id, c.by],
+            members: vec![leader.id(), c.by],
             detail: format!(
                 "{} leads term {} without entry {}, committed in term {} (seen at {}){instead}",
-                leader.id, leader.term, c.text, c.in_term, c.by
+                leader.id(),
+                leader.term(),
+                c.text,
+                c.in_term,
+                c.by
             ),
         });
     }
@@ -88,31 +92,31 @@ impl Checker for LeaderCompleteness {
             };
             let incarnation = cluster.incarnation(id);
             let cursor = self.cursors.entry(id).or_insert((incarnation, 0));
-            if cursor.0 != incarnation || cursor.1 > node.log.committed {
-                *cursor = (incarnation, node.log.snapshot_index);
+            if cursor.0 != incarnation || cursor.1 > node.log().committed {
+                *cursor = (incarnation, node.log().snapshot_index);
             }
             let recorded = self.committed.get_max().map_or(0, |(i, _)| *i);
-            for index in (cursor.1.max(recorded) + 1)..=node.log.committed {
-                let Some(e) = node.log.entry(index) else {
+            for index in (cursor.1.max(recorded) + 1)..=node.log().committed {
+                let Some(e) = node.log().entry(index) else {
                     continue;
                 };
                 let c = Committed {
                     term: e.term,
                     digest: digest(&e.data),
-                    in_term: node.term,
+                    in_term: node.term(),
                     by: id,
                     text: describe_entry(cluster, id, index, e.term),
                 };
                 self.committed.insert(index, c);
                 fresh.push(index);
             }
-            cursor.1 = node.log.committed;
+            cursor.1 = node.log().committed;
         }
         for (id, member) in cluster.processes() {
             let Some(leader) = member.node().filter(|n| n.is_leader()) else {
                 continue;
             };
-            if self.leaders.insert((leader.term, id)) {
+            if self.leaders.insert((leader.term(), id)) {
                 let all: Vec<Index> = self.committed.keys().copied().collect();
                 for index in all {
                     self.check(cluster, leader, index, &mut out);

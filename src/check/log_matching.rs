@@ -45,7 +45,7 @@ impl LogMatching {
         let Some(mirror) = mirror else {
             return 1;
         };
-        let log = &node.log;
+        let log = node.log();
         let mut k = (mirror.len() as Index).min(log.last_index());
         while k > log.snapshot_index {
             if log.term(k) == Some(mirror[(k - 1) as usize]) {
@@ -64,10 +64,10 @@ impl LogMatching {
         index: Index,
         out: &mut Vec<Violation>,
     ) {
-        let Some(entry) = node.log.entry(index) else {
+        let Some(entry) = node.log().entry(index) else {
             return;
         };
-        let prev_term = node.log.term(index - 1).unwrap_or(0);
+        let prev_term = node.log().term(index - 1).unwrap_or(0);
         let data_digest = digest(&entry.data);
         let key = (index, entry.term);
         let Some(first) = self.registry.get(&key) else {
@@ -82,7 +82,7 @@ impl LogMatching {
         };
         let why = if first.digest != data_digest {
             format!("different data: {} vs {}", first.text, entry_text(entry))
-        } else if first.prev_term != prev_term && index > node.log.snapshot_index + 1 {
+        } else if first.prev_term != prev_term && index > node.log().snapshot_index + 1 {
             format!(
                 "different entries before it: {} has term {} at index {}, {id} has term {}",
                 first.holder,
@@ -126,14 +126,14 @@ impl Checker for LogMatching {
                 continue;
             };
             let from = Self::first_change(node, self.mirrors.get(&id));
-            let last = node.log.last_index();
-            for index in from.max(node.log.snapshot_index + 1)..=last {
+            let last = node.log().last_index();
+            for index in from.max(node.log().snapshot_index + 1)..=last {
                 self.check_entry(cluster, id, node, index, &mut out);
             }
             let mirror = self.mirrors.entry(id).or_default();
             mirror.truncate((from - 1) as usize);
             for index in from..=last {
-                mirror.push_back(node.log.term(index).unwrap_or(0));
+                mirror.push_back(node.log().term(index).unwrap_or(0));
             }
         }
         out

@@ -282,14 +282,14 @@ fn link_open(cluster: &Cluster, from: MemberId, to: MemberId) -> bool {
 
 /// The voters `node` can exchange messages with both ways (itself included), if they are up.
 fn two_way_peers(cluster: &Cluster, node: &Raft) -> Vec<MemberId> {
-    node.voters
+    node.voters()
         .voters()
         .into_iter()
         .filter(|v| {
-            *v == node.id
+            *v == node.id()
                 || (up(cluster, *v)
-                    && link_open(cluster, node.id, *v)
-                    && link_open(cluster, *v, node.id))
+                    && link_open(cluster, node.id(), *v)
+                    && link_open(cluster, *v, node.id()))
         })
         .collect()
 }
@@ -297,21 +297,21 @@ fn two_way_peers(cluster: &Cluster, node: &Raft) -> Vec<MemberId> {
 /// Whether `node` can exchange messages both ways with a quorum of its voters that are up.
 fn in_contact_with_quorum(cluster: &Cluster, node: &Raft) -> bool {
     let peers = two_way_peers(cluster, node);
-    node.voters.is_active(|v| peers.contains(&v))
+    node.voters().is_active(|v| peers.contains(&v))
 }
 
 /// Whether a quorum of `node`'s voters (itself included) can send to it, up or not: a message
 /// already on the wire arrives even if its sender crashed since.
 fn hears_quorum(cluster: &Cluster, node: &Raft) -> bool {
-    node.voters
-        .is_active(|v| v == node.id || link_open(cluster, v, node.id))
+    node.voters()
+        .is_active(|v| v == node.id() || link_open(cluster, v, node.id()))
 }
 
 /// `5@3 (put x)` if `member` still holds entry `index` of `term`, else `5@3`.
 fn describe_entry(cluster: &Cluster, member: MemberId, index: Index, term: Term) -> String {
     cluster
         .node(member)
-        .and_then(|n| n.log.entry(index))
+        .and_then(|n| n.log().entry(index))
         .filter(|e| e.term == term)
         .map_or_else(|| format!("{index}@{term}"), entry_text)
 }

@@ -38,7 +38,7 @@ impl Checker for MonotonicCommit {
             };
             let incarnation = cluster.incarnation(id);
             let applied_total = member.applied_total();
-            let (commit, applied) = (node.log.committed, node.log.applied);
+            let (commit, applied) = (node.log().committed, node.log().applied);
             let fresh = Seen {
                 incarnation,
                 commit,

@@ -42,7 +42,7 @@ impl StaleLeader {
     }
 
     fn election_timeout_ms(cluster: &Cluster, node: &Raft) -> Millis {
-        Millis::from(node.config.election_tick) * cluster.tick_ms
+        Millis::from(node.config().election_tick) * cluster.tick_ms
     }
 
     /// Records who is in contact with leader `node` now; whether a quorum was in contact
@@ -56,23 +56,23 @@ impl StaleLeader {
         let now = cluster.now();
         let window = Self::election_timeout_ms(cluster, node);
         for v in two_way_peers(cluster, node) {
-            self.last_contact.insert((node.id, v), now);
+            self.last_contact.insert((node.id(), v), now);
         }
         let recent = |last: &BTreeMap<(MemberId, MemberId), Millis>, v: MemberId| {
-            v == node.id
+            v == node.id()
                 || last
-                    .get(&(node.id, v))
+                    .get(&(node.id(), v))
                     .is_some_and(|t| now.saturating_sub(*t) <= window)
         };
-        if node.voters.is_active(|v| recent(&self.last_contact, v)) {
+        if node.voters().is_active(|v| recent(&self.last_contact, v)) {
             return true;
         }
         // Only read the wire (costly) for a leader that looks cut off.
         let senders = in_flight.get_or_insert_with(|| senders_in_flight(cluster));
-        for (from, _) in senders.iter().filter(|(_, to)| *to == node.id) {
-            self.last_contact.insert((node.id, *from), now);
+        for (from, _) in senders.iter().filter(|(_, to)| *to == node.id()) {
+            self.last_contact.insert((node.id(), *from), now);
         }
-        node.voters.is_active(|v| recent(&self.last_contact, v))
+        node.voters().is_active(|v| recent(&self.last_contact, v))
     }
 }
 
@@ -104,7 +104,7 @@ impl Checker for StaleLeader {
                 self.cut_off.remove(&id);
                 continue;
             };
-            let key = (node.term, cluster.incarnation(id));
+            let key = (node.term(), cluster.incarnation(id));
             let since = match self.cut_off.get(&id) {
                 Some((term, inc, since)) if (*term, *inc) == key => *since,
                 _ => {
@@ -115,7 +115,7 @@ impl Checker for StaleLeader {
             let bound = self
                 .bound_ms
                 .unwrap_or(2 * Self::election_timeout_ms(cluster, node));
-            if now.saturating_sub(since) <= bound || !self.reported.insert((id, node.term)) {
+            if now.saturating_sub(since) <= bound || !self.reported.insert((id, node.term())) {
                 continue;
             }
             let reach = two_way_peers(cluster, node);
@@ -126,10 +126,10 @@ impl Checker for StaleLeader {
                 detail: format!(
                     "{id} still leads term {}, although no quorum has been in contact with it \
                      for {} (it reaches only {} of {} voters)",
-                    node.term,
+                    node.term(),
                     format_duration(now - since + Self::election_timeout_ms(cluster, node)),
                     names(&reach),
-                    node.voters.voters().len(),
+                    node.voters().voters().len(),
                 ),
             });
         }

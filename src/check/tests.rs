@@ -122,7 +122,7 @@ fn the_checkers_forget_entries_once_every_member_compacted_them() {
     let last = c
         .leader()
         .and_then(|l| c.node(l))
-        .map_or(0, |n| n.log.last_index());
+        .map_or(0, |n| n.log().last_index());
     assert!(last > 200, "{last} entries");
     // Three checkers hold a record per entry; only the entries since the last compaction
     // everywhere (at most about a snapshot count each, plus what is in flight) are left.

@@ -167,7 +167,7 @@ impl Cluster {
 
     /// The header a member puts on its answers.
     pub fn header(&self, ep: MemberId, revision: i64) -> Header {
-        let raft_term = self.node(ep).map_or(0, |n| n.term);
+        let raft_term = self.node(ep).map_or(0, |n| n.term());
         let (cluster_id, member_id) = self
             .process(ep)
             .map_or((0, 0), |m| (m.identity.cluster_id, m.identity.etcd_id));
@@ -409,7 +409,7 @@ impl Cluster {
     fn leader_for(&mut self, ep: MemberId, timeout_ms: Millis) -> Result<MemberId, ClientError> {
         let known = |c: &Cluster| {
             c.node(ep)
-                .and_then(|n| n.leader)
+                .and_then(|n| n.leader())
                 .filter(|l| c.is_running(*l))
         };
         if known(self).is_none() {
@@ -433,7 +433,7 @@ impl Cluster {
         duration_ms: Millis,
     ) -> Result<Vec<(Millis, WatchResponse)>, ClientError> {
         self.reachable(ep, REQUEST_TIMEOUT_MS)?;
-        if self.node(ep).and_then(|n| n.leader).is_none() {
+        if self.node(ep).and_then(|n| n.leader()).is_none() {
             return Err(ClientError::NoLeader);
         }
         let id = self
@@ -473,9 +473,9 @@ impl Cluster {
         let member = self.process(ep).ok_or(ClientError::DeadlineExceeded)?;
         let node = member.node().ok_or(ClientError::DeadlineExceeded)?;
         let conf = node.conf_at(
-            node.log
+            node.log()
                 .applied
-                .max(node.log.committed.min(node.log.last_index())),
+                .max(node.log().committed.min(node.log().last_index())),
         );
         let mut entries: Vec<MemberEntry> = conf
             .members()
@@ -513,14 +513,14 @@ impl Cluster {
         let member = self.process(ep).ok_or(ClientError::DeadlineExceeded)?;
         let node = member.node().ok_or(ClientError::DeadlineExceeded)?;
         let db = member.store.db_size();
-        let leader = node.leader.map_or(0, |l| self.etcd_id_of(l));
+        let leader = node.leader().map_or(0, |l| self.etcd_id_of(l));
         let mut errors: Vec<String> = member
             .store
             .alarms()
             .iter()
             .map(|a| format!("memberID:{} alarm:{} ", a.member_id, a.alarm.name()))
             .collect();
-        if node.leader.is_none() {
+        if node.leader().is_none() {
             errors.push("etcdserver: no leader".into());
         }
         let status = EndpointStatus {
@@ -529,10 +529,10 @@ impl Cluster {
             db_size: db.size_bytes,
             db_size_in_use: db.in_use_bytes,
             leader,
-            raft_index: node.log.last_index(),
-            raft_term: node.term,
-            raft_applied_index: node.log.applied,
-            is_learner: node.conf.learners.contains(&ep),
+            raft_index: node.log().last_index(),
+            raft_term: node.term(),
+            raft_applied_index: node.log().applied,
+            is_learner: node.conf().learners.contains(&ep),
             errors,
         };
         Ok(Reply {
@@ -657,7 +657,7 @@ impl Cluster {
         }
         let voter = self
             .node(leader)
-            .is_some_and(|n| n.conf.voters.contains(&target));
+            .is_some_and(|n| n.conf().voters.contains(&target));
         if !voter {
             return Err(ClientError::BadLeaderTransferee);
         }
@@ -682,7 +682,7 @@ impl Cluster {
         let id = self.add_member(learner).map_err(sim_to_client)?;
         self.run_until_cond(timeout_ms, |c| {
             c.node(ep)
-                .is_some_and(|n| n.conf_at(n.log.applied).contains(id))
+                .is_some_and(|n| n.conf_at(n.log().applied).contains(id))
         });
         let entry = MemberEntry {
             id: self.etcd_id_of(id),
@@ -727,21 +727,21 @@ impl Cluster {
             .ok_or(ClientError::MemberNotFound)?;
         let leader = self.leader().ok_or(ClientError::NoLeader)?;
         let node = self.node(leader).ok_or(ClientError::NoLeader)?;
-        if !node.conf.learners.contains(&id) {
+        if !node.conf().learners.contains(&id) {
             return Err(ClientError::NotALearner);
         }
         // etcd only promotes a learner whose log is at least 90% of the leader's.
         let caught_up = node
             .leader_state()
-            .and_then(|s| s.progress.get(&id))
-            .is_some_and(|pr| pr.match_index as f64 >= node.log.last_index() as f64 * 0.9);
+            .and_then(|s| s.progress().get(&id))
+            .is_some_and(|pr| pr.match_index as f64 >= node.log().last_index() as f64 * 0.9);
         if !caught_up {
             return Err(ClientError::LearnerNotReady);
         }
         self.promote(id).map_err(sim_to_client)?;
         self.run_until_cond(timeout_ms, |c| {
             c.node(ep)
-                .is_some_and(|n| n.conf_at(n.log.applied).voters.contains(&id))
+                .is_some_and(|n| n.conf_at(n.log().applied).voters.contains(&id))
         });
         Ok(Reply {
             header: self.header(ep, 0),

@@ -189,7 +189,7 @@ impl Sim<Member> {
     ) -> Option<RaftView> {
         let node = self.node(id)?;
         let mut view = node.view_of(shown);
-        let entries = &node.log.entries;
+        let entries = &node.log().entries;
         for shown in view.log.iter_mut() {
             let at = entries.binary_search_by_key(&shown.index, |e| e.index);
             let entry = at.ok().and_then(|i| entries.get(i));
@@ -209,17 +209,17 @@ impl Sim<Member> {
         else {
             return Default::default();
         };
-        if leader.id == id {
+        if leader.id() == id {
             return Default::default();
         }
-        let disagrees = |e: &&crate::raft::Entry| match leader.log.term(e.index) {
+        let disagrees = |e: &&crate::raft::Entry| match leader.log().term(e.index) {
             Some(term) => term != e.term,
-            None => e.index > leader.log.last_index(),
+            None => e.index > leader.log().last_index(),
         };
-        let Some(first) = node.log.entries.iter().find(disagrees).map(|e| e.index) else {
+        let Some(first) = node.log().entries.iter().find(disagrees).map(|e| e.index) else {
             return Default::default();
         };
-        node.log
+        node.log()
             .entries
             .iter()
             .map(|e| e.index)
@@ -270,14 +270,16 @@ impl Sim<Member> {
             if !node.is_leader() {
                 return None;
             }
-            let quorum = node.voters.voters().len() / 2 + 1;
+            let quorum = node.voters().voters().len() / 2 + 1;
             let followers = nodes
                 .iter()
                 .filter(|o| {
-                    o.term == node.term && o.leader == Some(node.id) && node.voters.contains(o.id)
+                    o.term() == node.term()
+                        && o.leader() == Some(node.id())
+                        && node.voters().contains(o.id())
                 })
                 .count();
-            (followers >= quorum).then_some(node.id)
+            (followers >= quorum).then_some(node.id())
         })
     }
 
@@ -285,7 +287,7 @@ impl Sim<Member> {
     pub fn ready_leader(&self) -> Option<MemberId> {
         self.leader().filter(|l| {
             self.node(*l)
-                .is_some_and(|n| n.log.term(n.log.committed) == Some(n.term))
+                .is_some_and(|n| n.log().term(n.log().committed) == Some(n.term()))
         })
     }
 
@@ -424,9 +426,9 @@ impl Sim<Member> {
         let applied = self.run_until_cond(REQUEST_TIMEOUT_MS, |c| {
             c.processes().any(|(_, m)| {
                 m.node()
-                    .is_some_and(|n| n.is_leader() || n.leader.is_some())
+                    .is_some_and(|n| n.is_leader() || n.leader().is_some())
                     && m.node()
-                        .is_some_and(|n| !n.conf_at(n.log.applied).contains(id))
+                        .is_some_and(|n| !n.conf_at(n.log().applied).contains(id))
                     && m.id != id
             })
         });
@@ -454,7 +456,7 @@ impl Sim<Member> {
         let leader = self.leader().ok_or(SimError::NoLeader)?;
         let is_learner = self
             .node(leader)
-            .is_some_and(|n| n.conf.learners.contains(&id));
+            .is_some_and(|n| n.conf().learners.contains(&id));
         if !is_learner {
             return Err(SimError::Refused(format!("{id} is not a learner")));
         }
@@ -493,12 +495,12 @@ impl Sim<Member> {
                 Some(node) => MemberStatus {
                     name: id,
                     state: node.role_name().as_str(),
-                    term: node.term,
-                    vote: node.vote,
-                    commit: node.log.committed,
-                    applied: node.log.applied,
-                    last_index: node.log.last_index(),
-                    last_term: node.log.last_term(),
+                    term: node.term(),
+                    vote: node.vote(),
+                    commit: node.log().committed,
+                    applied: node.log().applied,
+                    last_index: node.log().last_index(),
+                    last_term: node.log().last_term(),
                     revision: m.store.revision(),
                 },
                 None => MemberStatus {
@@ -572,22 +574,22 @@ mod tests {
     fn a_leader_is_elected_and_heartbeats_keep_it() {
         let mut c = elect(1);
         let leader = c.leader().unwrap();
-        let term = c.node(leader).unwrap().term;
+        let term = c.node(leader).unwrap().term();
         c.run_for(10_000);
         assert_eq!(c.leader(), Some(leader), "a healthy leader keeps its term");
-        assert_eq!(c.node(leader).unwrap().term, term);
+        assert_eq!(c.node(leader).unwrap().term(), term);
     }
 
     #[test]
     fn killing_the_leader_elects_another_in_a_higher_term() {
         let mut c = elect(2);
         let old = c.leader().unwrap();
-        let old_term = c.node(old).unwrap().term;
+        let old_term = c.node(old).unwrap().term();
         c.kill(old).unwrap();
         assert!(c.run_until_cond(30_000, |c| c.leader().is_some()));
         let new = c.leader().unwrap();
         assert_ne!(new, old);
-        assert!(c.node(new).unwrap().term > old_term);
+        assert!(c.node(new).unwrap().term() > old_term);
         c.restart(old).unwrap();
         c.run_for(5_000);
         assert_eq!(
@@ -635,7 +637,7 @@ mod tests {
         assert_eq!(restarted.role.as_str(), "follower");
         c.run_for(1_000);
         assert!(
-            c.node(follower).unwrap().log.committed >= 6,
+            c.node(follower).unwrap().log().committed >= 6,
             "the leader re-teaches commit"
         );
     }
@@ -652,11 +654,11 @@ mod tests {
         for f in &followers {
             c.set_fsync(*f, 400).unwrap();
         }
-        let commit_before = c.node(leader).unwrap().log.committed;
+        let commit_before = c.node(leader).unwrap().log().committed;
         c.propose(leader, b"slow".to_vec()).unwrap();
         c.run_for(200);
         assert_eq!(
-            c.node(leader).unwrap().log.committed,
+            c.node(leader).unwrap().log().committed,
             commit_before,
             "no quorum on disk yet"
         );
@@ -671,7 +673,7 @@ mod tests {
         assert!(!lost, "an unsynced append must not survive a crash");
         c.run_for(600);
         assert!(
-            c.node(leader).unwrap().log.committed > commit_before,
+            c.node(leader).unwrap().log().committed > commit_before,
             "committed once the other fsync ends"
         );
     }
@@ -684,16 +686,16 @@ mod tests {
         c.run_for(2_000);
         let leader = c.leader().unwrap();
         let node = c.node(leader).unwrap();
-        assert!(node.conf.learners.contains(&m4), "{:?}", node.conf);
+        assert!(node.conf().learners.contains(&m4), "{:?}", node.conf());
         assert_eq!(
-            c.node(m4).unwrap().log.last_index(),
-            node.log.last_index(),
+            c.node(m4).unwrap().log().last_index(),
+            node.log().last_index(),
             "the learner caught up"
         );
         assert_eq!(c.node(m4).unwrap().role_name().as_str(), "follower");
         c.promote(m4).unwrap();
         c.run_for(1_000);
-        assert!(c.node(leader).unwrap().conf.voters.contains(&m4));
+        assert!(c.node(leader).unwrap().conf().voters.contains(&m4));
         // Removing a follower: it shuts down and the others carry on with 3 voters.
         let victim = c
             .member_ids()
@@ -708,7 +710,7 @@ mod tests {
         );
         assert!(!c.is_running(victim));
         c.run_for(3_000);
-        assert_eq!(c.node(leader).unwrap().conf.voters.len(), 3);
+        assert_eq!(c.node(leader).unwrap().conf().voters.len(), 3);
         assert_eq!(c.leader(), Some(leader));
         // Removing the leader: someone else takes over.
         c.remove_member(leader).unwrap();
@@ -727,15 +729,16 @@ mod tests {
         }
         c.run_for(1_000);
         c.snapshot(leader).unwrap();
-        assert!(c.node(leader).unwrap().log.snapshot_index > 0);
+        assert!(c.node(leader).unwrap().log().snapshot_index > 0);
         c.restart(lagging).unwrap();
         c.run_for(2_000);
         let (lead, lag) = (c.node(leader).unwrap(), c.node(lagging).unwrap());
         assert_eq!(
-            lag.log.snapshot_index, lead.log.snapshot_index,
+            lag.log().snapshot_index,
+            lead.log().snapshot_index,
             "installed the leader's snapshot"
         );
-        assert_eq!(lag.log.committed, lead.log.committed);
+        assert_eq!(lag.log().committed, lead.log().committed);
         assert_eq!(
             c.status().members.iter().map(|m| m.revision).max(),
             c.status().members.iter().map(|m| m.revision).min()
@@ -759,7 +762,7 @@ mod tests {
         let lost_index = c
             .node(old)
             .unwrap()
-            .log
+            .log()
             .entries
             .iter()
             .find(|e| &*e.data == b"lost")

@@ -235,7 +235,7 @@ impl Member {
         // before the member starts serving: it survives even a crash before the first fsync.
         let durable = Durable {
             hard: node.hard_state(),
-            entries: node.log.entries.clone(),
+            entries: node.log().entries.clone(),
             ..Durable::default()
         };
         Member {
@@ -296,8 +296,8 @@ impl Member {
         let Some(node) = self.node.as_mut() else {
             return false;
         };
-        let index = node.log.applied;
-        let Some(term) = node.log.term(index) else {
+        let index = node.log().applied;
+        let Some(term) = node.log().term(index) else {
             return false;
         };
         let Some(conf) = node.compact(index) else {
@@ -421,7 +421,7 @@ impl Member {
 
     /// True once read `ctx` may be served from the local store (its index is applied).
     pub fn read_ready(&self, ctx_id: u64) -> bool {
-        let applied = self.node.as_ref().map_or(0, |n| n.log.applied);
+        let applied = self.node.as_ref().map_or(0, |n| n.log().applied);
         self.reads
             .iter()
             .any(|r| r.ctx == ctx_id && r.index.is_some_and(|i| i <= applied))
@@ -441,7 +441,11 @@ impl Member {
             let Some(node) = self.node.as_mut() else {
                 return;
             };
-            for event in node.take_events() {
+            if !node.has_ready() {
+                return;
+            }
+            let mut rd = node.ready();
+            for event in std::mem::take(&mut rd.events) {
                 ctx.note(event.to_string());
                 self.events.push(LogEvent {
                     time_ms: ctx.now,
@@ -449,13 +453,12 @@ impl Member {
                     event,
                 });
             }
-            for to in node.snapshot_wanted() {
-                node.send_snapshot(to, self.durable.snapshot_data.clone());
+            // The image is the one at the requests' index now; a compaction during the fsync
+            // below would replace it.
+            for request in std::mem::take(&mut rd.snapshot_requests) {
+                rd.messages
+                    .push(request.message(self.durable.snapshot_data.clone()));
             }
-            if !node.has_ready() {
-                return;
-            }
-            let rd = node.ready();
             let needs_disk =
                 rd.hard_state.is_some() || !rd.entries.is_empty() || rd.snapshot.is_some();
             if self.fsync_ms > 0 && needs_disk {
@@ -473,8 +476,8 @@ impl Member {
         let Some(node) = self.node.as_ref() else {
             return;
         };
-        let (is_leader, has_leader) = (node.is_leader(), node.leader.is_some());
-        let extend_ms = u64::from(node.config.election_tick) * 100;
+        let (is_leader, has_leader) = (node.is_leader(), node.leader().is_some());
+        let extend_ms = u64::from(node.config().election_tick) * 100;
         if is_leader != self.lease_primary {
             self.lease_primary = is_leader;
             if is_leader {
@@ -602,7 +605,7 @@ impl Member {
             }
         }
         if let Some(node) = self.node.as_ref() {
-            if node.log.applied.saturating_sub(node.log.snapshot_index) >= self.snapshot_count {
+            if node.log().applied.saturating_sub(node.log().snapshot_index) >= self.snapshot_count {
                 self.snapshot_now();
             }
         }
@@ -614,7 +617,7 @@ impl Member {
             return;
         };
         let keys = node
-            .conf_at(node.log.applied)
+            .conf_at(node.log().applied)
             .members()
             .into_iter()
             .map(|m| format!("{:x}", super::etcd_id(m)).into_bytes())
@@ -803,7 +806,7 @@ mod tests {
         m4.restart(&mut ctx());
         // The leader knows only index 1 committed (it restarted too): m4 applies `+m1` alone.
         m4.receive(append(Vec::new(), (4, 2), 1), &mut ctx());
-        assert_eq!(m4.node().map(|n| n.log.applied), Some(1));
+        assert_eq!(m4.node().map(|n| n.log().applied), Some(1));
         assert!(m4.is_running() && !m4.removed, "m4 shut down as if removed");
         m4.receive(append(Vec::new(), (4, 2), 4), &mut ctx());
         assert!(m4.joined);

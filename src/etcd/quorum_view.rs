@@ -78,7 +78,7 @@ impl Cluster {
         });
         let config = seer.and_then(|m| self.node(m)).map_or_else(
             || JointConfig::simple(self.member_ids()),
-            |n| n.voters.clone(),
+            |n| n.voters().clone(),
         );
         let group = self.largest_connected_group();
         QuorumView::of(&config, &group, self.leader().is_some())

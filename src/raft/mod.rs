@@ -5,24 +5,30 @@
 //! driver keeps for one member, and [`RaftView`] what the UI and the checkers read.
 
 mod confchange;
+mod config;
 mod log;
 mod message;
 mod node;
 mod progress;
 mod quorum;
+mod read_only;
+mod ready;
+mod status;
+mod tracker;
 
 pub use confchange::{ConfChange, ConfChangeOp, ConfError, ConfState};
+pub use config::{Config, TeachingSwitches};
 pub use log::{summarize, Entries, Entry, EntryData, EntryKind, RaftLog};
 pub use message::{Body, Message};
-pub use node::{
-    Config, HardState, LeaderState, NodeEvent, ProposeError, Raft, ReadState, Ready, Role,
-    RoleName, TeachingSwitches,
-};
+pub use node::{ProposeError, Raft, Role, RoleName};
 pub use progress::{Progress, ProgressState};
 pub use quorum::{JointConfig, Majority, VoteResult};
+pub use read_only::ReadState;
+pub use ready::{HardState, NodeEvent, Ready, Snapshot, SnapshotRequest};
+pub use status::{EntryView, ProgressView, RaftView};
+pub use tracker::LeaderState;
 
-use crate::base::{Index, MemberId, Rng, Term};
-use serde::Serialize;
+use crate::base::{Index, Rng, Term};
 
 /// What survives a crash: the hard state, the log as it reached the disk, and the latest
 /// snapshot (state machine image and configuration at its index).
@@ -81,121 +87,5 @@ impl Durable {
             self.entries.clone(),
         );
         Raft::restart(config, rng, self.hard, log, self.snapshot_conf.clone())
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct EntryView {
-    pub index: Index,
-    pub term: Term,
-    pub kind: EntryKind,
-    pub summary: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ProgressView {
-    pub member: MemberId,
-    pub match_index: Index,
-    pub next_index: Index,
-    pub state: ProgressState,
-    pub inflight: usize,
-    pub recent_active: bool,
-    pub learner: bool,
-}
-
-/// A read-only picture of one node, for the UI and the invariant checkers.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct RaftView {
-    pub id: MemberId,
-    pub role: RoleName,
-    pub term: Term,
-    pub vote: Option<MemberId>,
-    pub leader: Option<MemberId>,
-    pub commit: Index,
-    pub applied: Index,
-    pub stable: Index,
-    pub snapshot_index: Index,
-    pub last_index: Index,
-    pub last_term: Term,
-    pub log: Vec<EntryView>,
-    pub progress: Vec<ProgressView>,
-    pub election_elapsed: u32,
-    pub election_timeout: u32,
-    pub voters: Vec<MemberId>,
-    pub learners: Vec<MemberId>,
-    pub transferee: Option<MemberId>,
-}
-
-impl Raft {
-    pub fn view(&self) -> RaftView {
-        self.view_of(0..=Index::MAX)
-    }
-
-    /// The view with only the entries whose index is in `shown` (describing every entry of
-    /// a long log is what a page drawing a few of them cannot afford each frame).
-    pub fn view_of(&self, shown: std::ops::RangeInclusive<Index>) -> RaftView {
-        let log = self
-            .log
-            .entries
-            .iter()
-            .filter(|e| shown.contains(&e.index))
-            .map(|e| EntryView {
-                index: e.index,
-                term: e.term,
-                kind: e.kind,
-                summary: match e.kind {
-                    EntryKind::Normal if e.data.is_empty() => "noop".into(),
-                    EntryKind::Normal => summarize(&e.data),
-                    EntryKind::Config => e
-                        .describe()
-                        .split_once(' ')
-                        .map_or(String::new(), |(_, d)| d.to_string()),
-                },
-            })
-            .collect();
-        let (progress, transferee) = match self.leader_state() {
-            Some(state) => (
-                state
-                    .progress
-                    .iter()
-                    .map(|(id, pr)| ProgressView {
-                        member: *id,
-                        match_index: pr.match_index,
-                        next_index: pr.next_index,
-                        state: pr.state,
-                        inflight: pr.inflights.len(),
-                        recent_active: pr.recent_active,
-                        learner: pr.is_learner,
-                    })
-                    .collect(),
-                state.transferee,
-            ),
-            None => (Vec::new(), None),
-        };
-        let election_timeout = if self.is_leader() {
-            self.config.election_tick
-        } else {
-            self.randomized_election_timeout
-        };
-        RaftView {
-            id: self.id,
-            role: self.role_name(),
-            term: self.term,
-            vote: self.vote,
-            leader: self.leader,
-            commit: self.log.committed,
-            applied: self.log.applied,
-            stable: self.log.stable_index,
-            snapshot_index: self.log.snapshot_index,
-            last_index: self.log.last_index(),
-            last_term: self.log.last_term(),
-            log,
-            progress,
-            election_elapsed: self.election_elapsed,
-            election_timeout,
-            voters: self.voters.voters().into_iter().collect(),
-            learners: self.learners.iter().copied().collect(),
-            transferee,
-        }
     }
 }

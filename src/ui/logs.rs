@@ -32,7 +32,7 @@ pub fn render(
     let ids = world.member_ids();
     let last = ids
         .iter()
-        .filter_map(|id| world.node(*id).map(|n| n.log.last_index()))
+        .filter_map(|id| world.node(*id).map(|n| n.log().last_index()))
         .max()
         .unwrap_or(0);
     // One column past the end, where the leader's nextIndex usually points; around the focus

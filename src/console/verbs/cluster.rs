@@ -39,7 +39,7 @@ pub fn wait(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
             let found = s.world.run_until_cond(WAIT_LEADER_LIMIT_MS, |w| {
                 w.leader()
                     .and_then(|l| w.node(l))
-                    .is_some_and(|n| n.log.term(n.log.committed) == Some(n.term))
+                    .is_some_and(|n| n.log().term(n.log().committed) == Some(n.term()))
             });
             if !found {
                 return Err(ConsoleError::failed(format!(

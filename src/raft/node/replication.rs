@@ -1,0 +1,303 @@
+//! Replication (§5.3): a leader's appends and heartbeats under flow control, a follower's
+//! answers, and the commit rule (§5.4.2).
+
+use super::Raft;
+use crate::base::{Index, MemberId};
+use crate::raft::log::{Entry, EntryKind};
+use crate::raft::message::{Body, Message};
+use crate::raft::progress::ProgressState;
+use crate::raft::ready::NodeEvent;
+use crate::raft::Role;
+
+impl Raft {
+    pub(super) fn handle_append(&mut self, m: Message) {
+        let Body::Append {
+            prev_index,
+            prev_term,
+            entries,
+            commit,
+            heartbeat,
+            read_ctx,
+        } = m.body
+        else {
+            return;
+        };
+        let reply = |index, reject, hint_index, hint_term| Body::AppendResp {
+            index,
+            reject,
+            hint_index,
+            hint_term,
+            heartbeat,
+            read_ctx,
+        };
+        if prev_index < self.log.committed {
+            let body = reply(self.log.committed, false, 0, 0);
+            self.send(Message {
+                from: self.id,
+                to: m.from,
+                term: self.term,
+                body,
+            });
+            return;
+        }
+        let mut overwrote = false;
+        let body =
+            match self
+                .log
+                .maybe_append(prev_index, prev_term, commit, &entries, &mut overwrote)
+            {
+                Some(last_new) => reply(last_new, false, 0, 0),
+                None => {
+                    let hint = self
+                        .log
+                        .find_conflict_by_term(prev_index.min(self.log.last_index()), prev_term);
+                    let hint_term = self.log.term(hint).unwrap_or(0);
+                    reply(prev_index, true, hint, hint_term)
+                }
+            };
+        if overwrote {
+            self.events.push(NodeEvent::OverwroteCommitted {
+                index: self.log.committed,
+            });
+        }
+        // A new configuration entry, or a truncation that may have removed one.
+        let touches_conf = entries.first().is_some_and(|e| e.index <= self.conf_index)
+            || entries.iter().any(|e| e.kind == EntryKind::Config);
+        if touches_conf {
+            self.reload_conf();
+        }
+        self.send(Message {
+            from: self.id,
+            to: m.from,
+            term: self.term,
+            body,
+        });
+    }
+
+    pub(super) fn handle_append_response(&mut self, m: Message) {
+        let Body::AppendResp {
+            index,
+            reject,
+            hint_index,
+            hint_term,
+            heartbeat,
+            read_ctx,
+        } = m.body
+        else {
+            return;
+        };
+        let hint = if reject && hint_term > 0 {
+            self.log.find_conflict_by_term(hint_index, hint_term)
+        } else {
+            hint_index
+        };
+        let Some(pr) = self.progress_mut(m.from) else {
+            return;
+        };
+        pr.recent_active = true;
+        if heartbeat {
+            self.heartbeat_answered(m.from, read_ctx);
+        } else if !reject {
+            self.append_accepted(m.from, index);
+        } else if pr.maybe_decr_to(index, hint) {
+            if pr.state == ProgressState::Replicate {
+                pr.become_probe();
+            }
+            self.send_append(m.from, true);
+        }
+    }
+
+    /// A heartbeat's answer frees a stuck window, counts towards a ReadIndex round and
+    /// tells whether the follower still lacks entries.
+    fn heartbeat_answered(&mut self, from: MemberId, read_ctx: u64) {
+        let last_index = self.log.last_index();
+        let Some(pr) = self.progress_mut(from) else {
+            return;
+        };
+        pr.probe_sent = false;
+        if pr.state == ProgressState::Replicate && pr.inflight_full() {
+            pr.inflights.pop_front();
+        }
+        let behind = pr.match_index < last_index;
+        if read_ctx != 0 {
+            self.ack_read(from, read_ctx);
+        }
+        if behind {
+            self.send_append(from, true);
+        }
+    }
+
+    /// `from` has the log up to `index`: move its progress on, commit what a quorum has,
+    /// keep its pipeline full and finish a transfer to it once it caught up.
+    fn append_accepted(&mut self, from: MemberId, index: Index) {
+        let last_index = self.log.last_index();
+        let Role::Leader(state) = &mut self.role else {
+            return;
+        };
+        let Some(pr) = state.progress.get_mut(&from) else {
+            return;
+        };
+        let was_paused = pr.is_paused();
+        if !pr.maybe_update(index) {
+            return;
+        }
+        match pr.state {
+            ProgressState::Probe => pr.become_replicate(),
+            ProgressState::Snapshot if pr.match_index >= pr.pending_snapshot => pr.become_probe(),
+            ProgressState::Snapshot => {}
+            ProgressState::Replicate => pr.free_inflights_to(index),
+        }
+        let caught_up = pr.match_index == last_index;
+        let transfer_now = state.transferee == Some(from) && caught_up;
+        if self.maybe_commit() {
+            self.bcast_append();
+        } else if was_paused {
+            self.send_append(from, true);
+        }
+        while self.send_append(from, false) {}
+        if transfer_now {
+            self.send(Message {
+                from: self.id,
+                to: from,
+                term: self.term,
+                body: Body::TimeoutNow,
+            });
+        }
+    }
+
+    /// §5.4.2: commit the largest index a quorum has, but only if it is of this term, unless
+    /// the Figure 8 teaching switch is on.
+    pub(super) fn maybe_commit(&mut self) -> bool {
+        let Role::Leader(state) = &self.role else {
+            return false;
+        };
+        let quorum_index = state.committed_index(&self.voters);
+        if quorum_index <= self.log.committed || quorum_index == Index::MAX {
+            return false;
+        }
+        let own_term = self.log.term(quorum_index) == Some(self.term);
+        if !own_term && !self.config.teaching.commit_old_terms_by_counting {
+            return false;
+        }
+        self.log.commit_to(quorum_index);
+        self.release_waiting_reads();
+        self.after_commit();
+        true
+    }
+
+    pub(super) fn bcast_append(&mut self) {
+        let peers = match &self.role {
+            Role::Leader(state) => state.peers(self.id),
+            _ => Vec::new(),
+        };
+        for peer in peers {
+            self.send_append(peer, true);
+        }
+    }
+
+    pub(super) fn send_append(&mut self, to: MemberId, allow_empty: bool) -> bool {
+        let Role::Leader(state) = &mut self.role else {
+            return false;
+        };
+        let Some(pr) = state.progress.get_mut(&to) else {
+            return false;
+        };
+        if pr.is_paused() {
+            return false;
+        }
+        let prev_index = pr.next_index - 1;
+        let Some(prev_term) = self.log.term(prev_index) else {
+            // The entries it needs were compacted: it needs a snapshot, which the next
+            // Ready asks the driver for.
+            pr.become_snapshot(self.log.snapshot_index);
+            return false;
+        };
+        let entries = self
+            .log
+            .entries_from(pr.next_index, self.config.max_entries_per_msg);
+        if entries.is_empty() && !allow_empty {
+            return false;
+        }
+        pr.sent_entries(entries.last().map(|e| e.index));
+        let body = Body::Append {
+            prev_index,
+            prev_term,
+            entries,
+            commit: self.log.committed,
+            heartbeat: false,
+            read_ctx: 0,
+        };
+        self.send(Message {
+            from: self.id,
+            to,
+            term: self.term,
+            body,
+        });
+        true
+    }
+
+    /// Heartbeats are empty AppendEntries at the follower's known match, carrying the commit
+    /// index only as far as the follower is known to have the log.
+    pub(super) fn bcast_heartbeat(&mut self, read_ctx: u64) {
+        let Role::Leader(state) = &self.role else {
+            return;
+        };
+        for (to, matched) in state.heartbeat_targets(self.id) {
+            let (prev_index, prev_term) = match self.log.term(matched) {
+                Some(term) => (matched, term),
+                None => (self.log.snapshot_index, self.log.snapshot_term),
+            };
+            let body = Body::Append {
+                prev_index,
+                prev_term,
+                entries: Vec::new(),
+                commit: self.log.committed.min(prev_index),
+                heartbeat: true,
+                read_ctx,
+            };
+            self.send(Message {
+                from: self.id,
+                to,
+                term: self.term,
+                body,
+            });
+        }
+    }
+
+    pub(super) fn quorum_active(&mut self) -> bool {
+        match &mut self.role {
+            Role::Leader(state) => state.quorum_active(self.id, &self.voters),
+            _ => false,
+        }
+    }
+
+    pub(super) fn append_entries(&mut self, datas: Vec<Vec<u8>>) {
+        let entries = datas
+            .into_iter()
+            .map(|data| (EntryKind::Normal, data))
+            .collect();
+        self.append_kinds(entries);
+    }
+
+    pub(super) fn append_kinds(&mut self, datas: Vec<(EntryKind, Vec<u8>)>) {
+        let mut index = self.log.last_index();
+        let entries: Vec<Entry> = datas
+            .into_iter()
+            .map(|(kind, data)| {
+                index += 1;
+                Entry {
+                    index,
+                    term: self.term,
+                    kind,
+                    data: data.into(),
+                }
+            })
+            .collect();
+        let has_conf = entries.iter().any(|e| e.kind == EntryKind::Config);
+        self.log.append(&entries);
+        if has_conf {
+            self.reload_conf();
+        }
+        // Our own progress advances when the entries are persisted (see `advance`).
+    }
+}
