@@ -20,10 +20,10 @@
 //! `RAFTLAB_VERBOSE=1` prints each seed before it runs; `RAFTLAB_TRACE_LINES=N` shows the last N trace lines of a failure (default 60);
 //! `RAFTLAB_BREAK=figure8|vote|forget|no-pre-vote|no-check-quorum` breaks one rule on purpose.
 
+use raftlab::base::digest;
 use raftlab::base::{MemberId, Millis, Rng};
 use raftlab::check::{Monitor, Violation};
 use raftlab::etcd::{Cluster, ClusterConfig};
-use raftlab::sim::digest;
 
 /// Seeds run by default (CI).
 const DEFAULT_SEEDS: u64 = 2_000;

@@ -133,6 +133,22 @@ fn go_duration_ns(s: &str) -> Option<f64> {
     total_ns.is_finite().then_some(total_ns)
 }
 
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a, continuing from `hash`: the trace hash and data digests (any layer may need a
+/// stable, seed-free fingerprint: container ids, the checkers' entry digests).
+pub fn fnv(mut hash: u64, bytes: &[u8]) -> u64 {
+    for b in bytes {
+        hash ^= u64::from(*b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+pub fn digest(bytes: &[u8]) -> u64 {
+    fnv(FNV_OFFSET, bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

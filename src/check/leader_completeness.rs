@@ -2,10 +2,10 @@
 //! that entry will be present in the logs of the leaders for all higher-numbered terms.
 
 use super::{describe_entry, entry_text, Checker, Property, Violation};
+use crate::base::digest;
 use crate::base::{Index, MemberId, Term};
 use crate::etcd::Cluster;
 use crate::raft::Raft;
-use crate::sim::digest;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// An entry committed in term T is in the log of every leader of a term greater than T.

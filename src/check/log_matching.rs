@@ -2,10 +2,10 @@
 //! then the logs are identical in all entries up through the given index.
 
 use super::{entry_text, Checker, Property, Violation};
+use crate::base::digest;
 use crate::base::{Index, MemberId, Term};
 use crate::etcd::Cluster;
 use crate::raft::Raft;
-use crate::sim::digest;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Every (index, term) pair names one entry, in every log it ever appears in: the same data,

@@ -8,16 +8,15 @@ use super::cluster::{Cluster, REQUEST_TIMEOUT_MS};
 use super::member::{Member, Proposal, SERVER_VERSION};
 use super::{etcd_id, peer_url};
 use crate::base::{Index, MemberId, Millis, Term};
-use crate::mvcc::{
-    self, AlarmAction, AlarmMember, AlarmRequest, AlarmType, LeaseTimeToLive, MvccError,
-};
+use crate::mvcc::{self, AlarmAction, AlarmRequest, AlarmType, LeaseTimeToLive, MvccError};
 /// The client's request and response types. As clientv3 re-exports etcdserverpb's messages,
 /// the client API speaks the store's own, so a client (the kube-apiserver) imports them from
 /// here and never reaches into `mvcc`.
 pub use crate::mvcc::{
-    prefix_bounds, Compare, CompareResult, CompareTarget, DeleteRangeRequest, Event, EventType,
-    KeyValue, LeaseId, PutRequest, RangeRequest, Request, RequestOp, Response, ResponseOp,
-    TxnRequest, TxnResponse, WatchRequest, WatchResponse,
+    prefix_bounds, prefix_range_end, AlarmMember, Compare, CompareResult, CompareTarget,
+    DeleteRangeRequest, DeleteRangeResponse, Event, EventType, KeyValue, LeaseId, PutRequest,
+    PutResponse, RangeRequest, RangeResponse, Request, RequestOp, Response, ResponseOp, SortOrder,
+    SortTarget, TxnRequest, TxnResponse, WatchRequest, WatchResponse,
 };
 use crate::sim::SimError;
 use std::fmt;

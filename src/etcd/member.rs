@@ -2,10 +2,11 @@
 //! state machine its committed entries are applied to: the MVCC store plus the replicated
 //! membership attributes (etcd's "publish" and cluster version).
 
+use crate::base::digest;
 use crate::base::{Index, MemberId, Millis, Rng, Term};
 use crate::mvcc::{self, LeaseId, MvccError, Request, Response, Store};
 use crate::raft::{Config, Durable, Entries, EntryKind, Message, NodeEvent, Raft, Ready};
-use crate::sim::{digest, Ctx, Envelope, Process};
+use crate::sim::{Ctx, Envelope, Process};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -545,8 +545,8 @@ impl Controllers {
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_string();
-            let digest = crate::sim::digest(image.as_bytes());
-            let cid = crate::sim::digest(format!("{}{}", meta::uid(pod), image).as_bytes());
+            let digest = crate::base::digest(image.as_bytes());
+            let cid = crate::base::digest(format!("{}{}", meta::uid(pod), image).as_bytes());
             let repo = image.split(':').next().unwrap_or("");
             let full = if repo.contains('/') {
                 repo.to_string()

@@ -6,7 +6,7 @@ mod net;
 
 pub use net::{Fate, NetConfig, Network};
 
-use crate::base::{MemberId, Millis, Rng};
+use crate::base::{fnv, MemberId, Millis, Rng, FNV_OFFSET};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -182,21 +182,6 @@ struct Slot<P: Process> {
     incarnation: u64,
     /// Draws tick phases for this member's restarts.
     rng: Rng,
-}
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// FNV-1a, continuing from `hash`: the trace hash and data digests.
-pub fn fnv(mut hash: u64, bytes: &[u8]) -> u64 {
-    for b in bytes {
-        hash ^= u64::from(*b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
-}
-
-pub fn digest(bytes: &[u8]) -> u64 {
-    fnv(FNV_OFFSET, bytes)
 }
 
 /// The world. `Clone` is a checkpoint.

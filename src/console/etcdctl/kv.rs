@@ -5,7 +5,7 @@ use super::{
     init_display, spec, CmdResult, Ctx, Exit, EXIT_BAD_ARGS, EXIT_BAD_CONNECTION, EXIT_BAD_FEATURE,
     EXIT_ERROR, EXIT_INVALID_INPUT,
 };
-use crate::mvcc::{
+use crate::etcd::{
     prefix_range_end, Compare, CompareResult, CompareTarget, DeleteRangeRequest, PutRequest,
     RangeRequest, Request, RequestOp, Response, SortOrder, SortTarget, TxnRequest,
 };

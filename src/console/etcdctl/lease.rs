@@ -5,7 +5,7 @@ use super::printer::{Format, TimeToLive};
 use super::{
     init_display, to_header, CmdResult, Ctx, Exit, EXIT_BAD_ARGS, EXIT_BAD_CONNECTION, EXIT_ERROR,
 };
-use crate::mvcc::Response;
+use crate::etcd::Response;
 
 /// `leaseFromArgs`: a lease ID in hex.
 fn lease_id(arg: &str) -> Result<i64, Exit> {

@@ -461,16 +461,16 @@ pub fn check_perf(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
         .unwrap_or("/etcdctl-check-perf/")
         .to_string();
     let existing = ctx.call(|w, ep, t| {
-        let range = crate::mvcc::RangeRequest {
-            range_end: crate::mvcc::prefix_range_end(prefix.as_bytes()),
+        let range = crate::etcd::RangeRequest {
+            range_end: crate::etcd::prefix_range_end(prefix.as_bytes()),
             limit: 1,
-            ..crate::mvcc::RangeRequest::key(prefix.as_bytes().to_vec())
+            ..crate::etcd::RangeRequest::key(prefix.as_bytes().to_vec())
         };
-        w.kv(ep, crate::mvcc::Request::Range(range), false, t)
+        w.kv(ep, crate::etcd::Request::Range(range), false, t)
     });
     match existing {
         Ok(reply) => {
-            if let crate::mvcc::Response::Range(r) = reply.body {
+            if let crate::etcd::Response::Range(r) = reply.body {
                 if !r.kvs.is_empty() {
                     let msg = format!("prefix {prefix:?} has keys. Delete with etcdctl del --prefix {prefix} first.");
                     return Err(Exit::new(super::EXIT_INVALID_INPUT, msg));

@@ -4,7 +4,7 @@
 //! listings and snapshot status) and `fields` (`"Key" : value` lines).
 
 use super::args::{go_quote, go_quote_bytes};
-use crate::mvcc::{
+use crate::etcd::{
     AlarmMember, DeleteRangeResponse, Event, EventType, KeyValue, PutResponse, RangeResponse,
     ResponseOp, TxnResponse, WatchResponse,
 };

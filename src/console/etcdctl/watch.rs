@@ -8,7 +8,7 @@ use super::{
     EXIT_INVALID_INPUT,
 };
 use crate::etcd::ClientError;
-use crate::mvcc::{prefix_range_end, EventType, WatchRequest, WatchResponse};
+use crate::etcd::{prefix_range_end, EventType, WatchRequest, WatchResponse};
 
 pub const FLAGS: [Flag; 5] = [
     short("interactive", 'i', Kind::Bool, "false", "Interactive mode"),

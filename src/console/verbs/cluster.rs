@@ -125,10 +125,9 @@ fn restart_from_data_dir(
     if s.world.is_running(member) {
         return Err(SimError::NotStopped(member).into());
     }
-    let restored =
-        crate::etcd::read_data_dir(&s.files, dir).ok_or_else(|| {
-            format!("{dir}: no restored data directory (run etcdutl snapshot restore first)")
-        })?;
+    let restored = crate::etcd::read_data_dir(&s.files, dir).ok_or_else(|| {
+        format!("{dir}: no restored data directory (run etcdutl snapshot restore first)")
+    })?;
     let identity = crate::etcd::Identity {
         name: restored.name,
         peer_urls: restored.peer_urls,

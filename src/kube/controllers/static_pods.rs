@@ -156,7 +156,7 @@ impl Controllers {
             .unwrap_or_default();
         let name = meta::str_at(&container, &["name"]);
         let image = meta::str_at(&container, &["image"]);
-        let cid = crate::sim::digest(format!("{}{restarts}", meta::uid(pod)).as_bytes());
+        let cid = crate::base::digest(format!("{}{restarts}", meta::uid(pod)).as_bytes());
         let mut cs = json!({"name": name, "image": image, "imageID": format!("{image}@sha256:{cid:016x}{cid:016x}"),
             "containerID": format!("containerd://{cid:016x}{cid:016x}{cid:016x}{cid:016x}"),
             "ready": running, "started": running, "restartCount": restarts, "lastState": {}});
@@ -216,8 +216,8 @@ fn mirror_pod(
 ) -> Value {
     let hash = format!(
         "{:032x}",
-        u128::from(crate::sim::digest(name.as_bytes())) << 64
-            | u128::from(crate::sim::digest(image.as_bytes()))
+        u128::from(crate::base::digest(name.as_bytes())) << 64
+            | u128::from(crate::base::digest(image.as_bytes()))
     );
     let mut pod = json!({
         "metadata": {
