@@ -3,64 +3,10 @@
 //! run exactly (the engine is deterministic). Decoding is total: any text gives either a
 //! `Shared` or a message saying what is wrong, never a panic.
 
-use super::model::Switch;
+use super::settings::{Settings, Switch};
 use crate::base::parse_duration;
 use crate::console::script;
 use crate::etcd::ClusterConfig;
-use crate::raft::TeachingSwitches;
-
-/// The settings a run starts from (changing one starts a new run).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Settings {
-    pub members: usize,
-    pub seed: u64,
-    pub pre_vote: bool,
-    pub check_quorum: bool,
-    pub teaching: TeachingSwitches,
-}
-
-impl Default for Settings {
-    fn default() -> Settings {
-        let c = ClusterConfig::new(3, 1);
-        Settings {
-            members: c.members,
-            seed: c.seed,
-            pre_vote: c.pre_vote,
-            check_quorum: c.check_quorum,
-            teaching: c.teaching,
-        }
-    }
-}
-
-impl Settings {
-    pub fn config(&self) -> ClusterConfig {
-        let mut c = ClusterConfig::new(self.members, self.seed);
-        c.pre_vote = self.pre_vote;
-        c.check_quorum = self.check_quorum;
-        c.teaching = self.teaching;
-        c
-    }
-
-    pub fn get(&self, switch: Switch) -> bool {
-        match switch {
-            Switch::PreVote => self.pre_vote,
-            Switch::CheckQuorum => self.check_quorum,
-            Switch::CommitOldTerms => self.teaching.commit_old_terms_by_counting,
-            Switch::VoteWithoutLogCheck => self.teaching.vote_without_log_check,
-            Switch::ForgetVote => self.teaching.forget_vote_on_restart,
-        }
-    }
-
-    pub fn set(&mut self, switch: Switch, on: bool) {
-        match switch {
-            Switch::PreVote => self.pre_vote = on,
-            Switch::CheckQuorum => self.check_quorum = on,
-            Switch::CommitOldTerms => self.teaching.commit_old_terms_by_counting = on,
-            Switch::VoteWithoutLogCheck => self.teaching.vote_without_log_check = on,
-            Switch::ForgetVote => self.teaching.forget_vote_on_restart = on,
-        }
-    }
-}
 
 /// Settings plus the script of a run.
 #[derive(Clone, Debug, PartialEq)]
@@ -236,4 +182,175 @@ pub fn percent_decode(text: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared(script: &str) -> Shared {
+        let mut settings = Settings {
+            members: 5,
+            seed: 42,
+            ..Settings::default()
+        };
+        settings.pre_vote = !settings.pre_vote;
+        settings.teaching.vote_without_log_check = true;
+        Shared {
+            settings,
+            script: script.into(),
+        }
+    }
+
+    /// A switch's key as links spell it (the first one after the seed).
+    fn switch_key() -> String {
+        let link = encode(&shared(""));
+        let pair = link.split('&').nth(3).unwrap_or_default();
+        pair.split('=').next().unwrap_or_default().to_string()
+    }
+
+    #[test]
+    fn a_link_round_trips_its_settings_and_script() {
+        let script = "# raftlab run --members 5 --seed 42\nwait leader\netcdctl put k 'a b&c=d%'\nkill leader\n流量 ✓\n";
+        let original = shared(script);
+        let link = encode(&original);
+        assert!(link.starts_with("v=1&members=5&seed=42&"), "{link}");
+        assert_eq!(decode(&link), Ok(Some(original.clone())));
+        assert_eq!(decode(&format!("#{link}")), Ok(Some(original)));
+    }
+
+    #[test]
+    fn an_empty_fragment_is_a_plain_visit() {
+        assert_eq!(decode(""), Ok(None));
+        assert_eq!(decode("#"), Ok(None));
+    }
+
+    #[test]
+    fn missing_settings_take_the_defaults() {
+        let decoded = decode("v=1&&script=wait%201s");
+        let expected = Shared {
+            settings: Settings::default(),
+            script: "wait 1s".into(),
+        };
+        assert_eq!(decoded, Ok(Some(expected)));
+    }
+
+    #[test]
+    fn bad_fragments_say_what_is_wrong() {
+        let key = switch_key();
+        let cases = [
+            (
+                "members=3&seed=1",
+                "not a Raft Lab link (no v=1)".to_string(),
+            ),
+            ("v=2", "not a Raft Lab link (no v=1)".into()),
+            ("v=1&members=0", "members must be 1 to 11, not \"0\"".into()),
+            (
+                "v=1&members=12",
+                "members must be 1 to 11, not \"12\"".into(),
+            ),
+            (
+                "v=1&members=three",
+                "members must be 1 to 11, not \"three\"".into(),
+            ),
+            (
+                "v=1&seed=-1",
+                "seed must be a whole number, not \"-1\"".into(),
+            ),
+            ("v=1&colour=red", "unknown setting \"colour\"".into()),
+            (
+                &format!("v=1&{key}=2"),
+                format!("{key} must be 0 or 1, not \"2\""),
+            ),
+            ("v=1&script=%4", "script: bad %-encoding".into()),
+            ("v=1&script=%zz", "script: bad %-encoding".into()),
+            ("v=1&script=%FF", "script: bad %-encoding".into()),
+        ];
+        for (fragment, error) in cases {
+            assert_eq!(decode(fragment), Err(error), "{fragment}");
+        }
+    }
+
+    #[test]
+    fn switches_read_several_spellings_of_on_and_off() {
+        let key = switch_key();
+        for (value, on) in [
+            ("1", true),
+            ("true", true),
+            ("on", true),
+            ("0", false),
+            ("off", false),
+        ] {
+            let decoded = decode(&format!("v=1&{key}={value}")).ok().flatten();
+            let link = decoded.map(|d| encode(&d)).unwrap_or_default();
+            assert!(
+                link.contains(&format!("&{key}={}", u8::from(on))),
+                "{value}: {link}"
+            );
+        }
+    }
+
+    #[test]
+    fn links_and_scripts_that_would_freeze_the_page_are_refused() {
+        let long = "a".repeat(MAX_FRAGMENT_CHARS + 1);
+        assert_eq!(
+            decode(&long),
+            Err(format!(
+                "the link is too long ({} characters; at most {MAX_FRAGMENT_CHARS})",
+                long.len()
+            ))
+        );
+        let busy = "wait 1s\n".repeat(MAX_SCRIPT_LINES + 1);
+        assert_eq!(
+            check_script(&busy),
+            Err(format!(
+                "the script has {} commands; at most {MAX_SCRIPT_LINES}",
+                MAX_SCRIPT_LINES + 1
+            ))
+        );
+        assert_eq!(
+            check_script("wait 3000s\nwait 601s\n"),
+            Err("the script waits 3601 s of virtual time; at most 3600 s".into())
+        );
+        assert_eq!(check_script("wait 3600s\nwait never\n"), Ok(()));
+    }
+
+    #[test]
+    fn no_text_makes_decoding_panic() {
+        let mut rng = crate::base::Rng::new(11);
+        let alphabet: Vec<char> = "v=1&%+#members seed script=0123456789abcdefFGZ\u{e9}\u{6d41}"
+            .chars()
+            .collect();
+        for _ in 0..2_000 {
+            let len = rng.range(0, 40) as usize;
+            let text: String = (0..len)
+                .filter_map(|_| alphabet.get(rng.range(0, alphabet.len() as u64) as usize))
+                .collect();
+            let _ = decode(&text);
+        }
+    }
+
+    #[test]
+    fn the_percent_codec_keeps_unreserved_characters_and_escapes_the_rest() {
+        assert_eq!(percent_encode("a-Z_0.~"), "a-Z_0.~");
+        assert_eq!(percent_encode("a b&=%\n"), "a%20b%26%3D%25%0A");
+        assert_eq!(percent_encode("é"), "%C3%A9");
+        assert_eq!(percent_decode("a+b%20c"), Some("a b c".into()));
+        assert_eq!(percent_decode("%C3%A9"), Some("é".into()));
+        for text in ["", "plain", "kill m1 | m2,m3", "流量 ✓ 100%"] {
+            assert_eq!(percent_decode(&percent_encode(text)).as_deref(), Some(text));
+        }
+    }
+
+    #[test]
+    fn an_exported_header_sets_the_imported_run() {
+        let base = Settings::default();
+        let read = settings_from_script("# raftlab run --members 5 --seed 9\nwait leader\n", &base);
+        assert_eq!((read.members, read.seed), (5, 9));
+        assert_eq!(settings_from_script("wait leader\n", &base), base);
+        assert_eq!(
+            settings_from_script("# raftlab run --members lots\n", &base),
+            base
+        );
+    }
 }
