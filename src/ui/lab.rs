@@ -80,6 +80,8 @@ pub struct Lab {
     transcript: Vec<ConsoleEntry>,
     /// Virtual milliseconds owed but not yet run (fractions carry over between frames).
     carry_ms: f64,
+    /// Messages applied so far: a view of the run compares it to tell that the run changed.
+    revision: u64,
 }
 
 /// The page as a visit finds it: the run a shared link carries (`fragment`, the URL's hash),
@@ -113,6 +115,7 @@ impl Lab {
             recorder: Recorder::default(),
             transcript: Vec::new(),
             carry_ms: 0.0,
+            revision: 0,
         };
         lab.observed()
     }
@@ -127,6 +130,7 @@ impl Lab {
             recorder: Recorder::default(),
             transcript: Vec::new(),
             carry_ms: 0.0,
+            revision: 0,
         };
         let run = run_script(&mut lab.session, &shared.script, true);
         let errors = (run.code != 0).then(|| {
@@ -139,6 +143,10 @@ impl Lab {
             first.join("\n")
         });
         (lab.observed(), errors)
+    }
+
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     pub fn settings(&self) -> &Settings {
@@ -181,6 +189,7 @@ impl Lab {
 
     /// Does what `msg` asks of the run; the returned action tells the view what happened.
     pub fn apply(&mut self, msg: Msg) -> Action {
+        self.revision += 1;
         match msg {
             Msg::Frame { real_ms, speed } => self.frame(real_ms, speed),
             Msg::Play => {
@@ -213,7 +222,10 @@ impl Lab {
             Msg::Scrub(t) => return Action::Scrubbed(self.scrub(t)),
             Msg::Load(shared) => {
                 let (lab, errors) = Lab::replay(shared);
-                *self = lab;
+                *self = Lab {
+                    revision: self.revision,
+                    ..lab
+                };
                 return Action::Loaded(errors);
             }
             Msg::ClearConsole => self.transcript.clear(),
@@ -550,6 +562,7 @@ mod tests {
             script: "wait leader\n".into(),
         };
         assert_eq!(lab.apply(Msg::Load(shared)), Action::Loaded(None));
+        assert_eq!(lab.revision(), 2, "a new run is still a change");
         assert_eq!(lab.settings().seed, 5);
         assert!(lab.transcript().is_empty());
         let view = reduce(View::new(Lang::En, false), Action::Loaded(None));

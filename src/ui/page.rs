@@ -52,12 +52,17 @@ impl Dispatch {
 #[derive(Clone)]
 pub struct Page {
     pub lab: Rc<RefCell<Lab>>,
+    /// The run's revision when this render began: the run changes in place, so the context
+    /// tells its readers to render again by this number.
+    lab_revision: u64,
     pub view: UseReducerHandle<View>,
 }
 
 impl PartialEq for Page {
     fn eq(&self, other: &Page) -> bool {
-        Rc::ptr_eq(&self.lab, &other.lab) && self.view == other.view
+        Rc::ptr_eq(&self.lab, &other.lab)
+            && self.lab_revision == other.lab_revision
+            && self.view == other.view
     }
 }
 
@@ -79,8 +84,10 @@ pub fn use_page() -> Page {
         (Rc::new(RefCell::new(lab)), view)
     });
     let view = use_reducer(|| opened.1.clone());
+    let lab_revision = opened.0.borrow().revision();
     Page {
         lab: opened.0.clone(),
+        lab_revision,
         view,
     }
 }
