@@ -11,8 +11,8 @@ pub mod kube;
 pub mod mvcc;
 pub mod raft;
 pub mod sim;
+/// The page: its pure part on every target, its DOM part on wasm32 only.
+pub mod ui;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
-#[cfg(target_arch = "wasm32")]
-pub mod ui;

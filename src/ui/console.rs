@@ -2,7 +2,7 @@
 //! with a history (↑/↓) and Tab completion of verbs and member names.
 
 use super::i18n::{t, Lang, Text};
-use super::model::ConsoleEntry;
+use super::lab::ConsoleEntry;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 

@@ -12,6 +12,10 @@ type FrameClosure = Closure<dyn FnMut(f64)>;
 /// Calls `on_frame` with the real milliseconds since the previous frame, while `active`.
 #[hook]
 pub fn use_animation_frames(active: bool, on_frame: Callback<f64>) {
+    // The loop outlives the render that started it; it calls the newest callback, which knows
+    // the newest speed.
+    let latest = use_mut_ref(|| on_frame.clone());
+    *latest.borrow_mut() = on_frame;
     use_effect_with(active, move |active| {
         let stopped = Rc::new(Cell::new(!*active));
         let closure: Rc<RefCell<Option<FrameClosure>>> = Rc::new(RefCell::new(None));
@@ -27,6 +31,8 @@ pub fn use_animation_frames(active: bool, on_frame: Callback<f64>) {
                 let elapsed = last
                     .replace(Some(timestamp))
                     .map_or(0.0, |prev| timestamp - prev);
+                // Cloned out first: the callback may re-render, which replaces `latest`.
+                let on_frame = latest.borrow().clone();
                 on_frame.emit(elapsed);
                 if let Some(f) = closure_in.borrow().as_ref() {
                     id_in.set(request(f));

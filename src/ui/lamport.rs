@@ -6,93 +6,11 @@
 
 use super::cluster::message_class;
 use super::i18n::{t, Lang, Text};
+use super::recorder::{Recorder, Seen, WINDOW_MS};
 use crate::base::{MemberId, Millis};
 use crate::etcd::Cluster as World;
 use crate::raft::{NodeEvent, RoleName};
-use crate::sim::InFlight;
-use std::collections::BTreeMap;
 use yew::prelude::*;
-
-/// Virtual time the diagram shows (the most recent part of the run).
-pub const WINDOW_MS: Millis = 1_500;
-const KEEP: usize = 600;
-/// Wire records the world keeps for the page (a frame at 100× reads well under this).
-pub const WIRE_LOG: usize = 4_096;
-
-/// One message as seen on the wire.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Seen {
-    pub message: InFlight,
-    /// It left the wire before its arrival time: lost by the network or dropped by hand.
-    pub vanished_ms: Option<Millis>,
-}
-
-/// Every message of the recent past, read from the world's wire log after each frame.
-#[derive(Clone, Debug, Default)]
-pub struct Recorder {
-    seen: BTreeMap<u64, Seen>,
-    /// The last wire record read.
-    cursor: u64,
-}
-
-impl Recorder {
-    pub fn observe(&mut self, world: &World) {
-        let now = world.now();
-        // A message lost on the wire is drawn going half its usual way, then crossed out.
-        let half_way = world.net.config.latency_ms.max(2) / 2;
-        for w in world.wire_since(self.cursor) {
-            let sent_ms = w.message.sent_ms;
-            let entry = self.seen.entry(w.message.id).or_insert_with(|| Seen {
-                message: InFlight {
-                    arrive_ms: sent_ms,
-                    ..w.message.clone()
-                },
-                vanished_ms: None,
-            });
-            let m = &mut entry.message;
-            match &w.lost {
-                None => {
-                    m.arrive_ms = w.message.arrive_ms; // a held-back message arrives later
-                    entry.vanished_ms = None;
-                }
-                Some(_) if m.arrive_ms > sent_ms => {
-                    // Dropped by hand while in flight: it vanishes then.
-                    entry.vanished_ms = Some(w.at_ms.min(m.arrive_ms));
-                }
-                Some(_) => {
-                    m.arrive_ms = sent_ms + 2 * half_way;
-                    entry.vanished_ms = Some(sent_ms + half_way);
-                }
-            }
-        }
-        self.cursor = world.wire_seq();
-        let oldest = now.saturating_sub(WINDOW_MS * 2);
-        self.seen.retain(|_, s| s.message.arrive_ms >= oldest);
-        while self.seen.len() > KEEP {
-            self.seen.pop_first();
-        }
-    }
-
-    /// After a rewind to `t`: forget what was sent after it, and read the (re-run) world's
-    /// wire log again from its start (the same run sends the same messages, ids included).
-    pub fn forget_after(&mut self, t: Millis) {
-        self.seen.retain(|_, s| s.message.sent_ms <= t);
-        for s in self.seen.values_mut() {
-            if s.vanished_ms.is_some_and(|v| v > t) {
-                s.vanished_ms = None;
-            }
-        }
-        self.cursor = 0;
-    }
-
-    pub fn get(&self, id: u64) -> Option<&Seen> {
-        self.seen.get(&id)
-    }
-
-    pub fn messages(&self) -> impl Iterator<Item = &Seen> {
-        self.seen.values()
-    }
-}
 
 const WIDTH: f64 = 900.0;
 const LEFT: f64 = 48.0;
@@ -134,6 +52,28 @@ pub fn size(lanes: usize) -> (f64, f64) {
     (WIDTH, TOP + LANE * lanes as f64 + 18.0)
 }
 
+/// Where a moment and a member are drawn: time runs right over the last `WINDOW_MS`, one
+/// lane per member.
+struct Axes {
+    ids: Vec<MemberId>,
+    start: Millis,
+    now: Millis,
+    height: f64,
+}
+
+impl Axes {
+    fn x_of(&self, t: Millis) -> f64 {
+        LEFT + (t.saturating_sub(self.start) as f64 / WINDOW_MS as f64) * (WIDTH - LEFT - RIGHT)
+    }
+
+    fn lane_of(&self, id: MemberId) -> Option<f64> {
+        self.ids
+            .iter()
+            .position(|m| *m == id)
+            .map(|i| TOP + LANE * (i as f64 + 0.5))
+    }
+}
+
 pub fn render(
     world: &World,
     recorder: &Recorder,
@@ -141,75 +81,117 @@ pub fn render(
     lang: Lang,
     on_select: Callback<u64>,
 ) -> Html {
-    let ids = world.member_ids();
     let now = world.now();
-    let start = now.saturating_sub(WINDOW_MS);
+    let ids = world.member_ids();
     let (_, height) = size(ids.len());
-    let x_of = |t: Millis| {
-        LEFT + (t.saturating_sub(start) as f64 / WINDOW_MS as f64) * (WIDTH - LEFT - RIGHT)
+    let axes = Axes {
+        ids,
+        start: now.saturating_sub(WINDOW_MS),
+        now,
+        height,
     };
-    let lane_of = |id: MemberId| {
-        ids.iter()
-            .position(|m| *m == id)
-            .map(|i| TOP + LANE * (i as f64 + 0.5))
-    };
-    let first_tick = start.div_ceil(250) * 250;
-    let ticks = (0..8)
+    let arrows = recorder
+        .messages()
+        .filter(|s| {
+            s.message.arrive_ms >= axes.start || s.vanished_ms.is_some_and(|v| v >= axes.start)
+        })
+        .filter_map(|seen| arrow(&axes, seen, selected, &on_select));
+    html! {
+        <svg class="lamport" xmlns="http://www.w3.org/2000/svg" data-lamport=""
+             viewBox={format!("0 0 {WIDTH} {}", fmt(height))} role="img"
+             aria-label={t(lang, Text::SpaceTime)}>
+            <style>{ STYLE }</style>
+            <rect x="0" y="0" width={fmt(WIDTH)} height={fmt(height)} fill="white" />
+            { ticks(&axes) }
+            { for axes.ids.iter().map(|id| {
+                let y = axes.lane_of(*id).unwrap_or(0.0);
+                html! { <>
+                    <line class="lane" x1={fmt(LEFT)} x2={fmt(WIDTH - RIGHT)} y1={fmt(y)} y2={fmt(y)} />
+                    <text class="lane-name" x="8" y={fmt(y)}>{ id.to_string() }</text>
+                </> }
+            }) }
+            { marks(world, &axes) }
+            { for arrows }
+            <line class="now" x1={fmt(axes.x_of(now))} x2={fmt(axes.x_of(now))} y1={fmt(TOP - 8.0)} y2={fmt(height - 16.0)} />
+        </svg>
+    }
+}
+
+/// A grid line and its label every 250 ms.
+fn ticks(axes: &Axes) -> Html {
+    let first_tick = axes.start.div_ceil(250) * 250;
+    let height = axes.height;
+    (0..8)
         .map(|i| first_tick + i * 250)
-        .filter(|t| *t <= now)
+        .filter(|t| *t <= axes.now)
         .map(|t| {
-            let x = x_of(t);
+            let x = axes.x_of(t);
             html! { <>
                 <line class="tick" x1={fmt(x)} x2={fmt(x)} y1={fmt(TOP - 6.0)} y2={fmt(height - 16.0)} />
                 <text class="tick-label" x={fmt(x)} y={fmt(height - 4.0)}>{ format!("{:.2}s", t as f64 / 1000.0) }</text>
             </> }
-        });
-    let arrows = recorder
-        .messages()
-        .filter(|s| s.message.arrive_ms >= start || s.vanished_ms.is_some_and(|v| v >= start))
-        .filter_map(|seen| {
-            let (m, vanished_ms) = (&seen.message, seen.vanished_ms);
-            let (y1, y2) = (lane_of(m.from)?, lane_of(m.to)?);
-            let end_t = vanished_ms.unwrap_or(m.arrive_ms).min(now);
-            let (x1, x2) = (x_of(m.sent_ms.max(start)), x_of(end_t));
-            // Where the arrow is now, on the straight line from send to arrival.
-            let span = m.arrive_ms.saturating_sub(m.sent_ms).max(1) as f64;
-            let f = (end_t.saturating_sub(m.sent_ms) as f64 / span).clamp(0.0, 1.0);
-            let y_end = y1 + (y2 - y1) * f;
-            let flying = vanished_ms.is_none() && m.arrive_ms > now;
-            let class = classes!(
-                message_class(m.kind),
-                flying.then_some("flying"),
-                vanished_ms.is_some().then_some("vanished"),
-                (selected == Some(m.id)).then_some("selected"),
-            );
-            let id = m.id;
-            let onclick = on_select.reform(move |_: MouseEvent| id);
-            // Lost on the wire (or dropped by hand): a cross where it vanished.
-            let cross = vanished_ms.filter(|v| *v <= now).map(|_| {
-                let (x, y) = (x2, y_end);
-                format!("M {} {} l 8 8 M {} {} l -8 8", fmt(x - 4.0), fmt(y - 4.0), fmt(x + 4.0), fmt(y - 4.0))
-            });
-            let head = (!flying && vanished_ms.is_none()).then(|| {
-                let dir = if y2 >= y1 { -1.0 } else { 1.0 };
-                format!("M {} {} l -4 {} l 8 0 z", fmt(x2), fmt(y2), fmt(7.0 * dir))
-            });
-            Some(html! {
-                <g class={class} data-lamport-message={m.id.to_string()} data-lost={cross.is_some().then_some("true")} onclick={onclick}>
-                    <title>{ format!("#{} {}", m.id, m.describe) }</title>
-                    <line class="arrow" x1={fmt(x1)} y1={fmt(y1)} x2={fmt(x2)} y2={fmt(y_end)} />
-                    if let Some(d) = head { <path class="head" d={d} /> }
-                    if let Some(d) = cross { <path class="lost" d={d} /> }
-                    <line class="hit" x1={fmt(x1)} y1={fmt(y1)} x2={fmt(x2)} y2={fmt(y_end)} />
-                </g>
-            })
-        });
-    let marks = world
+        })
+        .collect()
+}
+
+/// One message: from its send to where it is now, its arrival, or where it vanished.
+fn arrow(
+    axes: &Axes,
+    seen: &Seen,
+    selected: Option<u64>,
+    on_select: &Callback<u64>,
+) -> Option<Html> {
+    let (m, vanished_ms, now) = (&seen.message, seen.vanished_ms, axes.now);
+    let (y1, y2) = (axes.lane_of(m.from)?, axes.lane_of(m.to)?);
+    let end_t = vanished_ms.unwrap_or(m.arrive_ms).min(now);
+    let (x1, x2) = (axes.x_of(m.sent_ms.max(axes.start)), axes.x_of(end_t));
+    // Where the arrow is now, on the straight line from send to arrival.
+    let span = m.arrive_ms.saturating_sub(m.sent_ms).max(1) as f64;
+    let f = (end_t.saturating_sub(m.sent_ms) as f64 / span).clamp(0.0, 1.0);
+    let y_end = y1 + (y2 - y1) * f;
+    let flying = vanished_ms.is_none() && m.arrive_ms > now;
+    let class = classes!(
+        message_class(m.kind),
+        flying.then_some("flying"),
+        vanished_ms.is_some().then_some("vanished"),
+        (selected == Some(m.id)).then_some("selected"),
+    );
+    let id = m.id;
+    let onclick = on_select.reform(move |_: MouseEvent| id);
+    // Lost on the wire (or dropped by hand): a cross where it vanished.
+    let cross = vanished_ms.filter(|v| *v <= now).map(|_| {
+        let (x, y) = (x2, y_end);
+        format!(
+            "M {} {} l 8 8 M {} {} l -8 8",
+            fmt(x - 4.0),
+            fmt(y - 4.0),
+            fmt(x + 4.0),
+            fmt(y - 4.0)
+        )
+    });
+    let head = (!flying && vanished_ms.is_none()).then(|| {
+        let dir = if y2 >= y1 { -1.0 } else { 1.0 };
+        format!("M {} {} l -4 {} l 8 0 z", fmt(x2), fmt(y2), fmt(7.0 * dir))
+    });
+    Some(html! {
+        <g class={class} data-lamport-message={m.id.to_string()} data-lost={cross.is_some().then_some("true")} onclick={onclick}>
+            <title>{ format!("#{} {}", m.id, m.describe) }</title>
+            <line class="arrow" x1={fmt(x1)} y1={fmt(y1)} x2={fmt(x2)} y2={fmt(y_end)} />
+            if let Some(d) = head { <path class="head" d={d} /> }
+            if let Some(d) = cross { <path class="lost" d={d} /> }
+            <line class="hit" x1={fmt(x1)} y1={fmt(y1)} x2={fmt(x2)} y2={fmt(y_end)} />
+        </g>
+    })
+}
+
+/// Who became leader or candidate, and in which term, on its lane.
+fn marks(world: &World, axes: &Axes) -> Html {
+    world
         .recent_events(60)
         .into_iter()
-        .filter(|e| e.time_ms >= start)
+        .filter(|e| e.time_ms >= axes.start)
         .filter_map(|e| {
-            let y = lane_of(e.member)?;
+            let y = axes.lane_of(e.member)?;
             let (label, class) = match e.event {
                 NodeEvent::BecameRole {
                     role: RoleName::Leader,
@@ -222,28 +204,10 @@ pub fn render(
                 _ => return None,
             };
             Some(html! {
-                <text class={class} x={fmt(x_of(e.time_ms))} y={fmt(y - 11.0)}>{ label }</text>
+                <text class={class} x={fmt(axes.x_of(e.time_ms))} y={fmt(y - 11.0)}>{ label }</text>
             })
-        });
-    html! {
-        <svg class="lamport" xmlns="http://www.w3.org/2000/svg" data-lamport=""
-             viewBox={format!("0 0 {WIDTH} {}", fmt(height))} role="img"
-             aria-label={t(lang, Text::SpaceTime)}>
-            <style>{ STYLE }</style>
-            <rect x="0" y="0" width={fmt(WIDTH)} height={fmt(height)} fill="white" />
-            { for ticks }
-            { for ids.iter().map(|id| {
-                let y = lane_of(*id).unwrap_or(0.0);
-                html! { <>
-                    <line class="lane" x1={fmt(LEFT)} x2={fmt(WIDTH - RIGHT)} y1={fmt(y)} y2={fmt(y)} />
-                    <text class="lane-name" x="8" y={fmt(y)}>{ id.to_string() }</text>
-                </> }
-            }) }
-            { for marks }
-            { for arrows }
-            <line class="now" x1={fmt(x_of(now))} x2={fmt(x_of(now))} y1={fmt(TOP - 8.0)} y2={fmt(height - 16.0)} />
-        </svg>
-    }
+        })
+        .collect()
 }
 
 fn fmt(v: f64) -> String {

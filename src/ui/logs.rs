@@ -4,7 +4,8 @@
 //! for each follower: match, next, probe/replicate/snapshot, messages in flight.
 
 use super::i18n::{t, Lang, Text};
-use super::model::{Model, Msg};
+use super::page::Dispatch;
+use super::view::Action;
 use crate::base::MemberId;
 use crate::etcd::Cluster as World;
 use crate::raft::{EntryKind, ProgressState, RaftView};
@@ -23,12 +24,7 @@ fn state_name(state: ProgressState) -> &'static str {
 
 /// `focus`: an entry to show (and mark) instead of the most recent ones, e.g. the Raft entry of
 /// a followed Kubernetes change.
-pub fn render(
-    world: &World,
-    focus: Option<u64>,
-    lang: Lang,
-    d: &UseReducerDispatcher<Model>,
-) -> Html {
+pub fn render(world: &World, focus: Option<u64>, lang: Lang, d: &Dispatch) -> Html {
     let ids = world.member_ids();
     let last = ids
         .iter()
@@ -66,7 +62,7 @@ pub fn render(
         html! {
             <p class="log-focus" data-log-focus={f.to_string()}>
                 <span>{ format!("{} {f}{summary}", t(lang, Text::FocusedEntry)) }</span>
-                <button data-action="log-latest" onclick={Callback::from(move |_: MouseEvent| d.dispatch(Msg::ShowEntry(None)))}>
+                <button data-action="log-latest" onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::ShowEntry(None)))}>
                     { t(lang, Text::ShowLatest) }</button>
             </p>
         }

@@ -184,3 +184,187 @@ pub fn percent_decode(text: &str) -> Option<String> {
     }
     String::from_utf8(out).ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared(script: &str) -> Shared {
+        let mut settings = ClusterConfig {
+            members: 5,
+            seed: 42,
+            ..ClusterConfig::default()
+        };
+        settings.pre_vote = !settings.pre_vote;
+        settings.teaching.vote_without_log_check = true;
+        Shared {
+            settings,
+            script: script.into(),
+        }
+    }
+
+    /// A switch's key as links spell it (the first one after the seed).
+    fn switch_key() -> String {
+        let link = encode(&shared(""));
+        let pair = link.split('&').nth(3).unwrap_or_default();
+        pair.split('=').next().unwrap_or_default().to_string()
+    }
+
+    #[test]
+    fn a_link_round_trips_its_settings_and_script() {
+        let script = "# raftlab run --members 5 --seed 42\nwait leader\netcdctl put k 'a b&c=d%'\nkill leader\n流量 ✓\n";
+        let original = shared(script);
+        let link = encode(&original);
+        assert!(link.starts_with("v=1&members=5&seed=42&"), "{link}");
+        assert_eq!(decode(&link), Ok(Some(original.clone())));
+        assert_eq!(decode(&format!("#{link}")), Ok(Some(original)));
+    }
+
+    #[test]
+    fn an_empty_fragment_is_a_plain_visit() {
+        assert_eq!(decode(""), Ok(None));
+        assert_eq!(decode("#"), Ok(None));
+    }
+
+    #[test]
+    fn missing_settings_take_the_defaults() {
+        let decoded = decode("v=1&&script=wait%201s");
+        let expected = Shared {
+            settings: ClusterConfig::default(),
+            script: "wait 1s".into(),
+        };
+        assert_eq!(decoded, Ok(Some(expected)));
+    }
+
+    #[test]
+    fn bad_fragments_say_what_is_wrong() {
+        let key = switch_key();
+        let cases = [
+            (
+                "members=3&seed=1",
+                "not a Raft Lab link (no v=1)".to_string(),
+            ),
+            ("v=2", "not a Raft Lab link (no v=1)".into()),
+            ("v=1&members=0", "members must be 1 to 11, not \"0\"".into()),
+            (
+                "v=1&members=12",
+                "members must be 1 to 11, not \"12\"".into(),
+            ),
+            (
+                "v=1&members=three",
+                "members must be 1 to 11, not \"three\"".into(),
+            ),
+            (
+                "v=1&seed=-1",
+                "seed must be a whole number, not \"-1\"".into(),
+            ),
+            ("v=1&colour=red", "unknown setting \"colour\"".into()),
+            (
+                &format!("v=1&{key}=2"),
+                format!("{key} must be 0 or 1, not \"2\""),
+            ),
+            ("v=1&script=%4", "script: bad %-encoding".into()),
+            ("v=1&script=%zz", "script: bad %-encoding".into()),
+            ("v=1&script=%FF", "script: bad %-encoding".into()),
+        ];
+        for (fragment, error) in cases {
+            assert_eq!(decode(fragment), Err(error), "{fragment}");
+        }
+    }
+
+    #[test]
+    fn switches_read_several_spellings_of_on_and_off() {
+        let key = switch_key();
+        for (value, on) in [
+            ("1", true),
+            ("true", true),
+            ("on", true),
+            ("0", false),
+            ("off", false),
+        ] {
+            let decoded = decode(&format!("v=1&{key}={value}")).ok().flatten();
+            let link = decoded.map(|d| encode(&d)).unwrap_or_default();
+            assert!(
+                link.contains(&format!("&{key}={}", u8::from(on))),
+                "{value}: {link}"
+            );
+        }
+    }
+
+    #[test]
+    fn links_and_scripts_that_would_freeze_the_page_are_refused() {
+        let long = "a".repeat(MAX_FRAGMENT_CHARS + 1);
+        assert_eq!(
+            decode(&long),
+            Err(format!(
+                "the link is too long ({} characters; at most {MAX_FRAGMENT_CHARS})",
+                long.len()
+            ))
+        );
+        let busy = "wait 1s\n".repeat(MAX_SCRIPT_LINES + 1);
+        assert_eq!(
+            check_script(&busy),
+            Err(format!(
+                "the script has {} commands; at most {MAX_SCRIPT_LINES}",
+                MAX_SCRIPT_LINES + 1
+            ))
+        );
+        assert_eq!(
+            check_script("wait 3000s\nwait 601s\n"),
+            Err("the script waits 3601 s of virtual time; at most 3600 s".into())
+        );
+        assert_eq!(check_script("wait 3600s\nwait never\n"), Ok(()));
+    }
+
+    #[test]
+    fn no_text_makes_decoding_panic() {
+        let mut rng = crate::base::Rng::new(11);
+        let alphabet: Vec<char> = "v=1&%+#members seed script=0123456789abcdefFGZ\u{e9}\u{6d41}"
+            .chars()
+            .collect();
+        for _ in 0..2_000 {
+            let len = rng.range(0, 40) as usize;
+            let text: String = (0..len)
+                .filter_map(|_| alphabet.get(rng.range(0, alphabet.len() as u64) as usize))
+                .collect();
+            let _ = decode(&text);
+        }
+    }
+
+    #[test]
+    fn the_percent_codec_keeps_unreserved_characters_and_escapes_the_rest() {
+        assert_eq!(percent_encode("a-Z_0.~"), "a-Z_0.~");
+        assert_eq!(percent_encode("a b&=%\n"), "a%20b%26%3D%25%0A");
+        assert_eq!(percent_encode("é"), "%C3%A9");
+        assert_eq!(percent_decode("a+b%20c"), Some("a b c".into()));
+        assert_eq!(percent_decode("%C3%A9"), Some("é".into()));
+        for text in ["", "plain", "kill m1 | m2,m3", "流量 ✓ 100%"] {
+            assert_eq!(percent_decode(&percent_encode(text)).as_deref(), Some(text));
+        }
+    }
+
+    #[test]
+    fn an_exported_header_sets_the_imported_run() {
+        let base = ClusterConfig::default();
+        let read = settings_from_script("# raftlab run --members 5 --seed 9\nwait leader\n", &base);
+        assert_eq!((read.members, read.seed), (5, 9));
+        assert_eq!(settings_from_script("wait leader\n", &base), base);
+        assert_eq!(
+            settings_from_script("# raftlab run --members lots\n", &base),
+            base
+        );
+    }
+
+    #[test]
+    fn links_write_the_scripts_spelling_and_still_read_the_former_one() {
+        let link = encode(&shared("wait 1s\n"));
+        assert!(link.contains("&no-vote-log-check=1"), "{link}");
+        assert!(!link.contains("vote-without-log-check"), "{link}");
+        let old = "v=1&members=3&seed=1&vote-without-log-check=1&script=";
+        let opened = decode(old)
+            .expect("an old link opens")
+            .expect("it carries a run");
+        assert!(opened.settings.teaching.vote_without_log_check);
+        assert_eq!(page_key(Switch::NoVoteLogCheck), "vote-without-log-check");
+    }
+}

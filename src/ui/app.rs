@@ -1,0 +1,246 @@
+//! The root of the page: it owns the run and the view (`page::use_page`), the animation clock,
+//! the keyboard shortcuts and the crash record, and provides the `Page` context that the
+//! layout below renders from.
+
+use super::console;
+use super::crash;
+use super::dom;
+use super::frames;
+use super::header;
+use super::i18n::{t, Lang, Text};
+use super::lab::{Lab, Msg};
+use super::page::{self, Dispatch, Page};
+use super::share_panel;
+use super::status;
+use super::tabs;
+use super::view::{Action, View};
+use super::{cluster, members, panels};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+pub fn start() {
+    crash::install_panic_hook();
+    yew::Renderer::<App>::new().render();
+}
+
+#[component]
+fn App() -> Html {
+    let page = page::use_page();
+    let speed = page.view.speed();
+    {
+        let d = page.dispatcher();
+        frames::use_animation_frames(
+            page.view.playing,
+            Callback::from(move |real_ms| d.dispatch(Msg::Frame { real_ms, speed })),
+        );
+    }
+    use_shortcuts(page.dispatcher());
+    page::use_remembered_preferences(page.view.lang, page.view.presenter);
+    use_recovery(&page);
+    html! {
+        <ContextProvider<Page> context={page}>
+            <Stage />
+        </ContextProvider<Page>>
+    }
+}
+
+/// Space: play/pause, N: step, /: the console, Esc: close the message inspector. Only when
+/// no text field has the focus.
+#[hook]
+fn use_shortcuts(d: Dispatch) {
+    use_effect_with((), move |_| {
+        let listener = Closure::<dyn Fn(KeyboardEvent)>::new(move |e: KeyboardEvent| {
+            if let Some(msg) = shortcut(&e) {
+                d.dispatch(msg);
+            }
+        });
+        let document = web_sys::window().and_then(|w| w.document());
+        if let Some(d) = &document {
+            let _ =
+                d.add_event_listener_with_callback("keydown", listener.as_ref().unchecked_ref());
+        }
+        move || {
+            if let Some(d) = &document {
+                let _ = d.remove_event_listener_with_callback(
+                    "keydown",
+                    listener.as_ref().unchecked_ref(),
+                );
+            }
+        }
+    });
+}
+
+/// What a key pressed outside the text fields asks for (and keeps from the browser).
+fn shortcut(e: &KeyboardEvent) -> Option<Msg> {
+    if e.ctrl_key() || e.meta_key() || e.alt_key() {
+        return None;
+    }
+    let target_tag = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .map(|el| el.tag_name());
+    let target_is = |tags: &[&str]| target_tag.as_deref().is_some_and(|tag| tags.contains(&tag));
+    if target_is(&["INPUT", "TEXTAREA", "SELECT"]) {
+        return None;
+    }
+    match e.key().as_str() {
+        " " if !target_is(&["BUTTON", "SUMMARY"]) => {
+            e.prevent_default();
+            Some(Msg::TogglePlay)
+        }
+        "n" | "N" => Some(Msg::Step),
+        "/" => {
+            e.prevent_default();
+            dom::focus("console-input");
+            None
+        }
+        "Escape" => Some(Action::SelectMessage(None).into()),
+        _ => None,
+    }
+}
+
+/// Keeps what the crash overlay offers current: after each command, and every ten virtual
+/// seconds (so a reload comes back close to where the page died).
+#[hook]
+fn use_recovery(page: &Page) {
+    let key = {
+        let lab = page.lab.borrow();
+        (
+            lab.settings().clone(),
+            page.view.lang,
+            lab.session().history().len(),
+            lab.world().now() / 10_000,
+        )
+    };
+    let run = page.lab.clone();
+    use_effect_with(key, move |(settings, lang, _, _)| {
+        let lab = run.borrow();
+        let link = format!(
+            "{}#{}",
+            dom::base_url(),
+            share_panel::share_fragment(lab.session(), settings)
+        );
+        crash::record(*lang, settings.seed, &lab.session().export_script(), &link);
+    });
+}
+
+/// The layout: header, notices, the cluster, the side panels, the console, the events.
+#[component]
+fn Stage() -> Html {
+    let page = use_context::<Page>();
+    let console_node = use_node_ref();
+    let transcript_end = page.as_ref().map(|p| {
+        let lab = p.lab.borrow();
+        (lab.transcript().len(), lab.transcript().last().cloned())
+    });
+    {
+        let node = console_node.clone();
+        use_effect_with(transcript_end, move |_| {
+            if let Some(el) = node.cast::<web_sys::Element>() {
+                el.set_scroll_top(el.scroll_height());
+            }
+        });
+    }
+    let Some(page) = page else {
+        return html! {};
+    };
+    let (lab, view, d) = (page.lab.borrow(), &*page.view, page.dispatcher());
+    html! {
+        <div class={classes!("app", view.presenter.then_some("presenter"))} lang={view.lang.code()}>
+            { header::render(&lab, view, &d) }
+            { notices(&lab, view, &d) }
+            <main class="stage">
+                { cluster_panel(&lab, view, &d) }
+                { side(&lab, view, &d) }
+                { console_panel(&lab, view.lang, console_node, &d) }
+                { status::events(lab.world(), &lab.violations(), view.lang) }
+            </main>
+        </div>
+    }
+}
+
+fn notices(lab: &Lab, view: &View, d: &Dispatch) -> Html {
+    let lang = view.lang;
+    let dismiss = {
+        let d = d.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(Action::DismissNotice))
+    };
+    html! { <>
+        if let Some(notice) = &view.notice {
+            <div class={classes!("notice", notice.error.then_some("error"))} role="alert" data-notice="">
+                <span>{ notice.text.clone() }</span>
+                <button onclick={dismiss} aria-label={t(lang, Text::Dismiss)}>{ "✕" }</button>
+            </div>
+        }
+        if lab.is_behind() {
+            <div class="notice branch" data-branch="">{ t(lang, Text::BackInTime) }</div>
+        }
+    </> }
+}
+
+fn select_message(d: &Dispatch) -> Callback<u64> {
+    let d = d.clone();
+    Callback::from(move |id: u64| d.dispatch(Action::SelectMessage(Some(id))))
+}
+
+fn cluster_panel(lab: &Lab, view: &View, d: &Dispatch) -> Html {
+    let (world, lang) = (lab.world(), view.lang);
+    html! {
+        <section class="cluster-panel panel" aria-label={t(lang, Text::Cluster)}>
+            { status::clock(world, lang) }
+            <div class="cluster-wrap">
+                { cluster::render_cluster(world, lang, view.selected_message, select_message(d)) }
+                if let Some(id) = view.selected_message {
+                    { panels::inspector(world, lab.recorder(), id, lang, d) }
+                }
+            </div>
+            { status::quorum_meter(world, lang) }
+        </section>
+    }
+}
+
+fn side(lab: &Lab, view: &View, d: &Dispatch) -> Html {
+    let send_line = send_line(d);
+    html! {
+        <section class="side">
+            <div class="panel">{ members::render(lab.world(), view.lang, &send_line) }</div>
+            <div class="panel tabs-panel">
+                { tabs::tabs(view.tab, view.lang, d) }
+                <div class="tab-body" role="tabpanel">
+                    { tabs::body(lab, view, select_message(d), d) }
+                </div>
+            </div>
+        </section>
+    }
+}
+
+fn send_line(d: &Dispatch) -> Callback<String> {
+    let d = d.clone();
+    Callback::from(move |line: String| d.dispatch(Msg::Command(line)))
+}
+
+fn console_panel(lab: &Lab, lang: Lang, node: NodeRef, d: &Dispatch) -> Html {
+    let member_names: Vec<String> = lab
+        .world()
+        .member_ids()
+        .iter()
+        .map(|m| m.to_string())
+        .collect();
+    let clear = {
+        let d = d.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(Msg::ClearConsole))
+    };
+    html! {
+        <section class="console panel">
+            <div class="panel-head">
+                <h2>{ t(lang, Text::Console) }</h2>
+                <span class="muted keys">{ t(lang, Text::Shortcuts) }</span>
+                <button class="small" data-action="clear-console" onclick={clear}>
+                    { t(lang, Text::Clear) }</button>
+            </div>
+            { console::output(lab.transcript(), node) }
+            <console::ConsoleInput lang={lang} members={member_names} on_command={send_line(d)} />
+        </section>
+    }
+}

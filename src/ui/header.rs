@@ -1,0 +1,140 @@
+//! The header: the simulation's controls (play, step, speed, the time slider) and the run's
+//! (members, seed, reset, presenter mode, language).
+
+use super::i18n::{t, Text};
+use super::lab::{Lab, Msg};
+use super::page::Dispatch;
+use super::view::{Action, Notice, View};
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+pub fn render(lab: &Lab, view: &View, d: &Dispatch) -> Html {
+    let lang = view.lang;
+    html! {
+        <header class="top">
+            <div class="brand">
+                <h1>{ t(lang, Text::Title) }</h1>
+                <p class="subtitle">{ t(lang, Text::Subtitle) }</p>
+            </div>
+            { simulation_controls(lab, view, d) }
+            { run_controls(lab, view, d) }
+        </header>
+    }
+}
+
+fn send(d: &Dispatch, msg: impl Fn() -> Msg + 'static) -> Callback<MouseEvent> {
+    let d = d.clone();
+    Callback::from(move |_: MouseEvent| d.dispatch(msg()))
+}
+
+/// A callback reading an input's value as a number, dispatching `to_msg` of it when it is one.
+fn on_number<E: AsRef<web_sys::Event> + 'static, N: std::str::FromStr>(
+    d: &Dispatch,
+    to_msg: impl Fn(N) -> Msg + 'static,
+) -> Callback<E> {
+    let d = d.clone();
+    Callback::from(move |e: E| {
+        let input: HtmlInputElement = e.as_ref().target_unchecked_into();
+        if let Ok(v) = input.value().parse::<N>() {
+            d.dispatch(to_msg(v));
+        }
+    })
+}
+
+fn simulation_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
+    let lang = view.lang;
+    let on_speed = on_number::<InputEvent, f64>(d, |v| Action::SetSpeed(v).into());
+    let on_time = on_number::<Event, f64>(d, |v| Msg::Scrub(v.max(0.0) as u64));
+    let hold = {
+        let d = d.clone();
+        Callback::from(move |_: PointerEvent| d.dispatch(Action::Pause))
+    };
+    let now = lab.world().now();
+    let horizon = lab.horizon_ms().max(1);
+    html! {
+        <div class="controls" role="toolbar" aria-label="simulation">
+            if view.playing {
+                <button class="primary play" data-action="pause" onclick={send(d, || Action::Pause.into())}>{ icon("M6 4h4v16H6zM14 4h4v16h-4z") }{ t(lang, Text::Pause) }</button>
+            } else {
+                <button class="primary play" data-action="play" onclick={send(d, || Msg::Play)}>{ icon("M7 4l13 8-13 8z") }{ t(lang, Text::Play) }</button>
+            }
+            <button data-action="step" onclick={send(d, || Msg::Step)}>{ icon("M5 4l11 8-11 8zM17 4h3v16h-3z") }{ t(lang, Text::Step) }</button>
+            <label class="speed">{ t(lang, Text::Speed) }
+                <input type="range" min="-2" max="2" step="0.1" data-control="speed"
+                    value={format!("{:.1}", view.speed_log10)} oninput={on_speed} />
+                <output>{ format_speed(view.speed()) }</output>
+            </label>
+            <label class="time">{ t(lang, Text::Time) }
+                <input type="range" min="0" max={horizon.to_string()} step="1" data-control="time"
+                    class={classes!(lab.is_behind().then_some("has-future"))}
+                    value={now.to_string()} onchange={on_time} onpointerdown={hold}
+                    aria-valuetext={format!("{:.1} s", now as f64 / 1000.0)} />
+                <output>{ if lab.is_behind() {
+                    format!("{:.1} / {:.1} s", now as f64 / 1000.0, horizon as f64 / 1000.0)
+                } else {
+                    format!("{:.1} s", now as f64 / 1000.0)
+                } }</output>
+            </label>
+        </div>
+    }
+}
+
+fn run_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
+    let (lang, presenter, settings) = (view.lang, view.presenter, lab.settings());
+    let on_members = {
+        let d = d.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            if let Ok(n) = select.value().parse::<usize>() {
+                d.dispatch(Msg::SetMembers(n));
+            }
+        })
+    };
+    let on_seed = {
+        let d = d.clone();
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            match input.value().trim().parse::<u64>() {
+                Ok(seed) => d.dispatch(Msg::SetSeed(seed)),
+                Err(_) => d.dispatch(Action::Notify(Notice::error(format!(
+                    "seed must be a whole number, not {:?}",
+                    input.value()
+                )))),
+            }
+        })
+    };
+    html! {
+        <div class="controls" role="toolbar" aria-label="run">
+            <label>{ t(lang, Text::Members) }
+                <select data-control="members" onchange={on_members}>
+                    { for (1..=crate::etcd::MAX_MEMBERS).map(|n| html! {
+                        <option value={n.to_string()} selected={n == settings.members}>{ n }</option>
+                    }) }
+                </select>
+            </label>
+            <label>{ t(lang, Text::Seed) }
+                <input class="seed" type="number" min="0" data-control="seed" value={settings.seed.to_string()} onchange={on_seed} />
+            </label>
+            <button data-action="reset" onclick={send(d, || Msg::Reset)}>{ "↺ " }{ t(lang, Text::Reset) }</button>
+            <button data-action="presenter" aria-pressed={presenter.to_string()}
+                onclick={send(d, move || Action::SetPresenter(!presenter).into())}>{ t(lang, Text::Presenter) }</button>
+            <button data-action="lang" onclick={send(d, move || Action::SetLang(lang.other()).into())}>{ t(lang, Text::Language) }</button>
+        </div>
+    }
+}
+
+/// A 24×24 icon from one SVG path (no icon font: glyphs are missing on many projectors' PCs).
+fn icon(path: &'static str) -> Html {
+    html! { <svg class="icon" viewBox="0 0 24 24" aria-hidden="true"><path d={path} /></svg> }
+}
+
+/// The speed beside its slider, with as many decimals as it needs to read well.
+pub fn format_speed(speed: f64) -> String {
+    if speed >= 9.95 {
+        format!("{speed:.0}×")
+    } else if speed >= 0.995 {
+        format!("{speed:.1}×")
+    } else {
+        format!("{speed:.2}×")
+    }
+}

@@ -1,0 +1,121 @@
+//! The page's two halves, joined for Yew: the run (`Lab`) owned by the root component and
+//! handed down by context, and the view state in a `use_reducer` over the pure `view::reduce`.
+
+use super::dom;
+use super::i18n::Lang;
+use super::lab::{self, Lab, Msg};
+use super::view::{self, Action, View};
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::prelude::*;
+
+const LANG_KEY: &str = "raftlab.lang";
+const PRESENTER_KEY: &str = "raftlab.presenter";
+
+impl Reducible for View {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        Rc::new(view::reduce((*self).clone(), action))
+    }
+}
+
+/// Where every component sends its `Msg`: the run does its part at once, then the view
+/// reduces what the run reports.
+#[derive(Clone)]
+pub struct Dispatch {
+    lab: Rc<RefCell<Lab>>,
+    view: UseReducerDispatcher<View>,
+}
+
+impl PartialEq for Dispatch {
+    fn eq(&self, other: &Dispatch) -> bool {
+        Rc::ptr_eq(&self.lab, &other.lab) && self.view == other.view
+    }
+}
+
+impl Dispatch {
+    pub fn dispatch(&self, msg: impl Into<Msg>) {
+        // The borrow ends before the view reduces, so a render it triggers can read the run.
+        let action = self.lab.borrow_mut().apply(msg.into());
+        self.view.dispatch(action);
+    }
+
+    /// A click that runs `line` in the console.
+    pub fn command(&self, line: String) -> Callback<MouseEvent> {
+        let d = self.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(Msg::Command(line.clone())))
+    }
+}
+
+/// The context every part of the page reads: the run, the view, and where to send messages.
+#[derive(Clone)]
+pub struct Page {
+    pub lab: Rc<RefCell<Lab>>,
+    /// The run's revision when this render began: the run changes in place, so the context
+    /// tells its readers to render again by this number.
+    lab_revision: u64,
+    pub view: UseReducerHandle<View>,
+}
+
+impl PartialEq for Page {
+    fn eq(&self, other: &Page) -> bool {
+        Rc::ptr_eq(&self.lab, &other.lab)
+            && self.lab_revision == other.lab_revision
+            && self.view == other.view
+    }
+}
+
+impl Page {
+    pub fn dispatcher(&self) -> Dispatch {
+        Dispatch {
+            lab: self.lab.clone(),
+            view: self.view.dispatcher(),
+        }
+    }
+}
+
+/// The page as the visit opens it (a shared link's run, or a fresh one), kept across renders.
+#[hook]
+pub fn use_page() -> Page {
+    let opened = use_state(|| {
+        let presenter = dom::load(PRESENTER_KEY).as_deref() == Some("1");
+        let (lab, view) = lab::open(&dom::hash(), stored_lang(), presenter);
+        (Rc::new(RefCell::new(lab)), view)
+    });
+    let view = use_reducer(|| opened.1.clone());
+    let lab_revision = opened.0.borrow().revision();
+    Page {
+        lab: opened.0.clone(),
+        lab_revision,
+        view,
+    }
+}
+
+/// The language and presenter mode outlive the visit (local storage) and style the whole
+/// document.
+#[hook]
+pub fn use_remembered_preferences(lang: Lang, presenter: bool) {
+    use_effect_with((lang, presenter), |(lang, presenter)| {
+        dom::store(LANG_KEY, lang.code());
+        dom::store(PRESENTER_KEY, if *presenter { "1" } else { "0" });
+        set_root_attributes(*lang, *presenter);
+    });
+}
+
+fn stored_lang() -> Lang {
+    dom::load(LANG_KEY)
+        .as_deref()
+        .and_then(Lang::from_code)
+        .unwrap_or(Lang::En)
+}
+
+fn set_root_attributes(lang: Lang, presenter: bool) {
+    if let Some(root) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        let _ = root.set_attribute("lang", lang.code());
+        let _ = root.set_attribute("class", if presenter { "presenter" } else { "" });
+    }
+}
