@@ -2,7 +2,7 @@
 //! (KC `pkg/cmd/*`, KK `pkg/printers/internalversion/printers.go`). Commands that wait
 //! (`delete` of a pod, `rollout status`) let the control plane run in virtual time meanwhile.
 
-use super::apiserver::Subresource;
+use super::apiserver::{Caller, Subresource};
 use super::controllers::pod_template_hash;
 use super::meta::{self, ApiError, Resource, DEPLOYMENTS, REPLICASETS};
 use super::selector::Selectors;
@@ -29,6 +29,7 @@ const REFUSED: &str =
 const WAIT_LIMIT_MS: Millis = 300_000;
 
 struct Ctx<'a> {
+    caller: Caller,
     cp: &'a mut ControlPlane,
     world: &'a mut Cluster,
     files: &'a BTreeMap<String, Vec<u8>>,
@@ -210,12 +211,12 @@ pub fn kubectl(
             ..KubectlOutput::default()
         };
     };
-    cp.api.actor = "kubectl".into();
-    cp.api.command = std::iter::once("kubectl".to_string())
+    let line = std::iter::once("kubectl".to_string())
         .chain(args.iter().map(|a| shell_word(a)))
         .collect::<Vec<_>>()
         .join(" ");
     let mut ctx = Ctx {
+        caller: Caller::kubectl(line),
         cp,
         world,
         files,
@@ -234,8 +235,6 @@ pub fn kubectl(
         _ => ctx
             .print("Client Version: v1.31.0\nKustomize Version: v5.4.2\nServer Version: v1.31.0\n"),
     }
-    ctx.cp.api.actor = "kube-apiserver".into();
-    ctx.cp.api.command.clear();
     ctx.out
 }
 
@@ -413,7 +412,7 @@ fn apply(ctx: &mut Ctx, a: &Args, create_only: bool) {
         }
         let label = format!("{}/{name}", r.kind_group());
         if create_only {
-            match ctx.cp.api.create(ctx.world, &r, doc) {
+            match ctx.cp.api.create(&ctx.caller, ctx.world, &r, doc) {
                 Ok(obj) => ctx.print(&format!(
                     "{}/{} created\n",
                     r.kind_group(),
@@ -438,14 +437,18 @@ fn apply(ctx: &mut Ctx, a: &Args, create_only: bool) {
             json!(applied_text),
         );
         match ctx.cp.api.get(ctx.world, &r, &ns, &name) {
-            Err(e) if e.code == 404 => match ctx.cp.api.create(ctx.world, &r, doc) {
+            Err(e) if e.code == 404 => match ctx.cp.api.create(&ctx.caller, ctx.world, &r, doc) {
                 Ok(_) => ctx.print(&format!("{label} created\n")),
                 Err(e) => ctx.create_error(&e, &source),
             },
             Err(e) => ctx.api_error(&e),
             Ok(live) => {
                 let merged = merge_applied(&live, &doc);
-                match ctx.cp.api.update(ctx.world, &r, merged, Subresource::Main) {
+                match ctx
+                    .cp
+                    .api
+                    .update(&ctx.caller, ctx.world, &r, merged, Subresource::Main)
+                {
                     Ok(after)
                         if meta::resource_version(&after) == meta::resource_version(&live) =>
                     {
@@ -580,7 +583,7 @@ fn create(ctx: &mut Ctx, a: &Args) {
         }
     };
     let (r, obj) = obj;
-    match ctx.cp.api.create(ctx.world, &r, obj) {
+    match ctx.cp.api.create(&ctx.caller, ctx.world, &r, obj) {
         Ok(o) => ctx.print(&format!("{}/{} created\n", r.kind_group(), meta::name(&o))),
         Err(e) => ctx.api_error(&e),
     }
@@ -1237,7 +1240,11 @@ fn delete(ctx: &mut Ctx, a: &Args) {
     }
     for (r, ns, name) in work {
         let ns = if r.namespaced { ns } else { String::new() };
-        match ctx.cp.api.delete(ctx.world, &r, &ns, &name, false) {
+        match ctx
+            .cp
+            .api
+            .delete(&ctx.caller, ctx.world, &r, &ns, &name, false)
+        {
             Ok(deleted) => {
                 ctx.print(&format!("{} \"{name}\" deleted\n", r.kind_group()));
                 // kubectl waits for the object to be gone (--wait=true): that object, by
@@ -1299,7 +1306,7 @@ fn scale(ctx: &mut Ctx, a: &Args) {
     let result = ctx
         .cp
         .api
-        .guaranteed_update(ctx.world, &r, &ns, &name, |cur| {
+        .guaranteed_update(&ctx.caller, ctx.world, &r, &ns, &name, |cur| {
             let mut new = cur.clone();
             meta::obj_mut(&mut new, &["spec"]).insert("replicas".into(), json!(replicas));
             Ok(new)
@@ -1336,30 +1343,30 @@ fn set_image(ctx: &mut Ctx, a: &Args) {
     };
     let ns = namespace_of(a);
     let mut missing = None;
-    let result = ctx
-        .cp
-        .api
-        .guaranteed_update(ctx.world, &DEPLOYMENTS, &ns, &name, |cur| {
-            let mut new = cur.clone();
-            let containers = new
-                .get_mut("spec")
-                .and_then(|s| s.get_mut("template"))
-                .and_then(|t| t.get_mut("spec"))
-                .and_then(|s| s.get_mut("containers"))
-                .and_then(Value::as_array_mut);
-            if let Some(cs) = containers {
-                for (c, image) in &pairs {
-                    match cs
-                        .iter_mut()
-                        .find(|x| x.get("name").and_then(Value::as_str) == Some(c) || c == "*")
-                    {
-                        Some(x) => x["image"] = json!(image),
-                        None => missing = Some(c.clone()),
+    let result =
+        ctx.cp
+            .api
+            .guaranteed_update(&ctx.caller, ctx.world, &DEPLOYMENTS, &ns, &name, |cur| {
+                let mut new = cur.clone();
+                let containers = new
+                    .get_mut("spec")
+                    .and_then(|s| s.get_mut("template"))
+                    .and_then(|t| t.get_mut("spec"))
+                    .and_then(|s| s.get_mut("containers"))
+                    .and_then(Value::as_array_mut);
+                if let Some(cs) = containers {
+                    for (c, image) in &pairs {
+                        match cs
+                            .iter_mut()
+                            .find(|x| x.get("name").and_then(Value::as_str) == Some(c) || c == "*")
+                        {
+                            Some(x) => x["image"] = json!(image),
+                            None => missing = Some(c.clone()),
+                        }
                     }
                 }
-            }
-            Ok(new)
-        });
+                Ok(new)
+            });
     if let Some(c) = missing {
         ctx.fail(&format!("error: unable to find container named \"{c}\""));
         return;
@@ -1543,14 +1550,14 @@ fn rollout_undo(ctx: &mut Ctx, ns: &str, name: &str, to: Option<&str>) {
         ctx.print(&format!("deployment.apps/{name} skipped rollback (current template already matches revision {})\n", meta::str_at(rs, &["metadata", "annotations", "deployment.kubernetes.io/revision"])));
         return;
     }
-    let result = ctx
-        .cp
-        .api
-        .guaranteed_update(ctx.world, &DEPLOYMENTS, ns, name, |cur| {
-            let mut new = cur.clone();
-            new["spec"]["template"] = template.clone();
-            Ok(new)
-        });
+    let result =
+        ctx.cp
+            .api
+            .guaranteed_update(&ctx.caller, ctx.world, &DEPLOYMENTS, ns, name, |cur| {
+                let mut new = cur.clone();
+                new["spec"]["template"] = template.clone();
+                Ok(new)
+            });
     match result {
         Ok(_) => ctx.print(&format!("deployment.apps/{name} rolled back\n")),
         Err(e) => ctx.api_error(&e),

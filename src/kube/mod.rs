@@ -10,6 +10,7 @@ mod defaults;
 pub mod encryption;
 pub mod kubectl;
 pub mod meta;
+pub mod objects;
 pub mod proto;
 mod proto_schema;
 pub mod selector;
@@ -17,7 +18,7 @@ pub mod trace;
 pub mod view;
 pub mod yaml;
 
-pub use apiserver::{ApiServer, Subresource, WatchEvent, WatchKind};
+pub use apiserver::{ApiServer, Caller, Subresource, WatchEvent, WatchKind};
 pub use meta::{ApiError, Resource};
 
 use crate::base::{Millis, Rng};
@@ -43,9 +44,12 @@ impl ControlPlane {
     pub fn up(world: &mut Cluster, seed: u64) -> Result<ControlPlane, ApiError> {
         let mut api = ApiServer::new(world, Rng::derive(seed, "kube-apiserver"));
         let controllers = Controllers::new(Rng::derive(seed, "kube-controllers"));
+        // `kube up`'s own writes (the namespaces, the nodes' registration) are journaled
+        // under the apiserver's name.
+        let bootstrap = Caller::component("kube-apiserver");
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
             let obj = serde_json::json!({"metadata": {"name": ns}});
-            match api.create(world, &meta::NAMESPACES, obj) {
+            match api.create(&bootstrap, world, &meta::NAMESPACES, obj) {
                 Ok(_) => {}
                 Err(e) if e.reason == "AlreadyExists" => {}
                 Err(e) => return Err(e),
@@ -56,7 +60,8 @@ impl ControlPlane {
             controllers,
             next_tick_ms: world.now(),
         };
-        cp.controllers.register_nodes(&mut cp.api, world)?;
+        cp.controllers
+            .register_nodes(&mut cp.api, &bootstrap, world)?;
         cp.api.sync(world);
         Ok(cp)
     }
