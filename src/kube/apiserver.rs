@@ -93,6 +93,37 @@ pub struct Write {
     pub changes: Vec<String>,
 }
 
+/// Who asks the apiserver: a control-plane component, or kubectl with its command line. The
+/// journal records both; kubectl asks for strict field validation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller {
+    pub actor: String,
+    /// The kubectl command line (empty for the control plane's own requests).
+    pub command: String,
+}
+
+impl Caller {
+    /// A control-plane component, by the name its writes are journaled under.
+    pub fn component(name: &str) -> Caller {
+        Caller {
+            actor: name.to_string(),
+            command: String::new(),
+        }
+    }
+
+    /// kubectl running `line`.
+    pub fn kubectl(line: String) -> Caller {
+        Caller {
+            actor: "kubectl".into(),
+            command: line,
+        }
+    }
+
+    fn is_kubectl(&self) -> bool {
+        self.actor == "kubectl"
+    }
+}
+
 /// How many writes the journal keeps.
 const JOURNAL_LEN: usize = 400;
 
@@ -126,9 +157,6 @@ pub struct ApiServer {
     pub event_ttl_ms: Millis,
     /// The lease manager's last lease: id, expiry, objects attached.
     event_lease: Option<(LeaseId, Millis, u32)>,
-    /// Who is calling (set by each component before it acts) and, for kubectl, its command.
-    pub actor: String,
-    pub command: String,
     /// The most recent writes, oldest first.
     journal: Vec<Arc<Write>>,
     /// The event recorders' correlation caches (client-go `EventCorrelator`'s `eventLogger`):
@@ -170,8 +198,6 @@ impl ApiServer {
             compact_key_version: 0,
             next_compaction_ms: world.now() + COMPACTION_INTERVAL_MS,
             event_ttl_ms: EVENT_TTL_MS,
-            actor: "kube-apiserver".into(),
-            command: String::new(),
             journal: Vec::new(),
             event_lease: None,
             seen_events: imbl::OrdMap::new(),
@@ -203,8 +229,10 @@ impl ApiServer {
     }
 
     /// A write txn: its response, and it goes into the journal when it succeeded.
+    #[allow(clippy::too_many_arguments)]
     fn write_txn(
         &mut self,
+        caller: &Caller,
         world: &mut Cluster,
         txn: TxnRequest,
         r: &Resource,
@@ -243,8 +271,8 @@ impl ApiServer {
                 leaf_changes("", before, after, &mut changes);
             }
             self.journal.push(Arc::new(Write {
-                actor: self.actor.clone(),
-                command: self.command.clone(),
+                actor: caller.actor.clone(),
+                command: caller.command.clone(),
                 verb,
                 kind: r.kind,
                 key,
@@ -280,7 +308,12 @@ impl ApiServer {
     /// the object as it reads back (Go's zero values, canonical quantities and times) and its
     /// bytes. A value of the wrong type is the apiserver's BadRequest; so is, for kubectl
     /// (which asks for strict field validation), a field the type does not have.
-    fn normalize(&self, r: &Resource, obj: &Value) -> Result<(Value, Vec<u8>), ApiError> {
+    fn normalize(
+        &self,
+        caller: &Caller,
+        r: &Resource,
+        obj: &Value,
+    ) -> Result<(Value, Vec<u8>), ApiError> {
         let bad = |why: String| {
             ApiError::bad_request(format!(
                 "{kind} in version \"{v}\" cannot be handled as a {kind}: {why}",
@@ -289,7 +322,7 @@ impl ApiServer {
             ))
         };
         let obj = strip_rv(obj);
-        if self.actor == "kubectl" {
+        if caller.is_kubectl() {
             let unknown = super::proto::unknown_fields(&obj);
             if !unknown.is_empty() {
                 let fields: Vec<String> = unknown
@@ -397,6 +430,7 @@ impl ApiServer {
     /// POST: defaults and metadata filled in, then a txn `If(ModRevision(key)==0) Then Put`.
     pub fn create(
         &mut self,
+        caller: &Caller,
         world: &mut Cluster,
         r: &Resource,
         mut obj: Value,
@@ -452,7 +486,7 @@ impl ApiServer {
         }
         super::defaults::apply(r, &mut obj, now);
         let key = r.key(&ns, &name);
-        let (stored, bytes) = self.normalize(r, &obj)?;
+        let (stored, bytes) = self.normalize(caller, r, &obj)?;
         let mut obj = stored;
         let value = self.seal(r.plural, &key, bytes);
         let lease = self.lease_for(world, r)?;
@@ -468,7 +502,7 @@ impl ApiServer {
             })],
             failure: Vec::new(),
         };
-        let t = self.write_txn(world, txn, r, "create", None, &obj)?;
+        let t = self.write_txn(caller, world, txn, r, "create", None, &obj)?;
         if !t.succeeded {
             return Err(ApiError::already_exists(r, &name));
         }
@@ -525,6 +559,7 @@ impl ApiServer {
     /// Conflict; otherwise the write is a CAS on mod_revision, retried on a race.
     pub fn update(
         &mut self,
+        caller: &Caller,
         world: &mut Cluster,
         r: &Resource,
         obj: Value,
@@ -540,7 +575,7 @@ impl ApiServer {
         };
         let name = meta::name(&obj).to_string();
         let client_rv = meta::resource_version(&obj);
-        self.guaranteed_update(world, r, &ns, &name, |cur| {
+        self.guaranteed_update(caller, world, r, &ns, &name, |cur| {
             if client_rv != 0 && client_rv != meta::resource_version(cur) {
                 return Err(ApiError::conflict(r, &name));
             }
@@ -552,6 +587,7 @@ impl ApiServer {
     /// mod_revision; an identical result is not written (the RV stays).
     pub fn guaranteed_update(
         &mut self,
+        caller: &Caller,
         world: &mut Cluster,
         r: &Resource,
         ns: &str,
@@ -569,7 +605,7 @@ impl ApiServer {
                 meta::obj_mut(&mut new, &["metadata"])
                     .insert("generation".into(), json!(if changed { g + 1 } else { g }));
             }
-            let (stored, bytes) = self.normalize(r, &new)?;
+            let (stored, bytes) = self.normalize(caller, r, &new)?;
             if stored == strip_rv(&cur) {
                 return Ok(cur);
             }
@@ -589,7 +625,7 @@ impl ApiServer {
                 })],
                 failure: vec![RequestOp::Range(RangeRequest::key(key.clone()))],
             };
-            let t = self.write_txn(world, txn, r, "update", Some(&cur), &new)?;
+            let t = self.write_txn(caller, world, txn, r, "update", Some(&cur), &new)?;
             if t.succeeded {
                 meta::obj_mut(&mut new, &["metadata"])
                     .insert("resourceVersion".into(), json!(t.revision.to_string()));
@@ -607,6 +643,7 @@ impl ApiServer {
     /// `deletionTimestamp`, and the kubelet's DELETE with grace 0 removes it.
     pub fn delete(
         &mut self,
+        caller: &Caller,
         world: &mut Cluster,
         r: &Resource,
         ns: &str,
@@ -627,7 +664,7 @@ impl ApiServer {
                 if meta::at(&cur, &["metadata", "deletionTimestamp"]).is_some() {
                     return Ok(cur);
                 }
-                return self.guaranteed_update(world, r, ns, name, |cur| {
+                return self.guaranteed_update(caller, world, r, ns, name, |cur| {
                     let mut new = cur.clone();
                     let m = meta::obj_mut(&mut new, &["metadata"]);
                     m.insert(
@@ -647,7 +684,7 @@ impl ApiServer {
                 success: vec![RequestOp::DeleteRange(DeleteRangeRequest::key(key.clone()))],
                 failure: vec![RequestOp::Range(RangeRequest::key(key.clone()))],
             };
-            let t = self.write_txn(world, txn, r, "delete", None, &cur)?;
+            let t = self.write_txn(caller, world, txn, r, "delete", None, &cur)?;
             if t.succeeded {
                 return Ok(cur);
             }
@@ -865,112 +902,51 @@ impl ApiServer {
         )
     }
 
-    /// An Event about `involved`, recorded as client-go's recorder does: the first one is
-    /// created (named `<object>.<hex unix nanos>`); one just like it (same source, object,
-    /// type, reason and message) instead raises that Event's `count` and `lastTimestamp`, and
-    /// is created again under the same name if it has expired meanwhile.
-    #[allow(clippy::too_many_arguments)]
+    /// An Event, recorded as client-go's recorder does: the first one is created (named
+    /// `<object>.<hex unix nanos>`); one just like it (same source, object, type, reason and
+    /// message) instead raises that Event's `count` and `lastTimestamp`, and is created again
+    /// under the same name if it has expired meanwhile.
     pub fn record_event(
         &mut self,
+        caller: &Caller,
         world: &mut Cluster,
-        involved: &Value,
-        kind: &str,
-        event_type: &str,
-        reason: &str,
-        message: &str,
-        component: &str,
-        host: Option<&str>,
+        note: &EventNote,
     ) -> Result<(), ApiError> {
-        let now = world.now();
-        let ns = match meta::namespace(involved) {
-            "" => "default",
-            ns => ns,
-        }
-        .to_string();
-        let api_version = meta::str_at(involved, &["apiVersion"]);
-        let correlation_key = [
-            component,
-            host.unwrap_or(""),
-            kind,
-            meta::namespace(involved),
-            meta::name(involved),
-            meta::uid(involved),
-            api_version,
-            event_type,
-            reason,
-            message,
-        ]
-        .join("\u{0}");
+        let correlation_key = note.correlation_key();
         self.seen_clock += 1;
         let seen = self.seen_events.get(&correlation_key).cloned();
         if let Some(seen) = &seen {
-            let count = seen.count + 1;
-            let patched =
-                self.guaranteed_update(world, &meta::EVENTS, &seen.namespace, &seen.name, |cur| {
-                    let mut new = cur.clone();
-                    if let Some(o) = new.as_object_mut() {
-                        o.insert("count".into(), json!(count));
-                        o.insert("lastTimestamp".into(), json!(meta::timestamp(now)));
-                        o.insert("message".into(), json!(message));
-                    }
-                    Ok(new)
-                });
-            match patched {
-                Ok(_) => {
-                    if let Some(s) = self.seen_events.get_mut(&correlation_key) {
-                        s.count = count;
-                        s.last_used = self.seen_clock;
-                    }
-                    return Ok(());
+            if self.bump_event(caller, world, seen, note.message)? {
+                if let Some(s) = self.seen_events.get_mut(&correlation_key) {
+                    s.count = seen.count + 1;
+                    s.last_used = self.seen_clock;
                 }
-                Err(e) if e.code == 404 => {}
-                Err(e) => return Err(e),
+                return Ok(());
             }
         }
-        let (name, count, first) = match seen {
-            Some(s) => (s.name, s.count + 1, s.first_timestamp),
+        let now = world.now();
+        let seen = match seen {
+            Some(s) => SeenEvent {
+                count: s.count + 1,
+                last_used: self.seen_clock,
+                ..s
+            },
             None => {
                 let nanos = (EPOCH_UNIX_MS + now) * 1_000_000 + self.rng.range(0, 1_000_000);
-                let name = format!("{}.{nanos:x}", meta::name(involved));
-                (name, 1, meta::timestamp(now))
+                SeenEvent {
+                    name: format!("{}.{nanos:x}", meta::name(note.involved)),
+                    namespace: match meta::namespace(note.involved) {
+                        "" => "default".to_string(),
+                        ns => ns.to_string(),
+                    },
+                    count: 1,
+                    first_timestamp: meta::timestamp(now),
+                    last_used: self.seen_clock,
+                }
             }
         };
-        let mut source = json!({"component": component});
-        if let Some(h) = host {
-            source["host"] = json!(h);
-        }
-        let event = json!({
-            "metadata": {"name": name, "namespace": ns},
-            "involvedObject": {
-                "kind": kind,
-                "namespace": meta::namespace(involved),
-                "name": meta::name(involved),
-                "uid": meta::uid(involved),
-                "apiVersion": api_version,
-                "resourceVersion": meta::str_at(involved, &["metadata", "resourceVersion"]),
-            },
-            "reason": reason,
-            "message": message,
-            "source": source,
-            "firstTimestamp": first,
-            "lastTimestamp": meta::timestamp(now),
-            "count": count,
-            "type": event_type,
-            "eventTime": null,
-            "reportingComponent": "",
-            "reportingInstance": "",
-        });
-        self.create(world, &meta::EVENTS, event)?;
-        self.seen_events.insert(
-            correlation_key,
-            SeenEvent {
-                name,
-                namespace: ns,
-                count,
-                first_timestamp: first,
-                last_used: self.seen_clock,
-            },
-        );
+        self.create(caller, world, &meta::EVENTS, note.event(&seen, now))?;
+        self.seen_events.insert(correlation_key, seen);
         if self.seen_events.len() > SEEN_EVENTS_MAX {
             let oldest = self.seen_events.iter().min_by_key(|(_, s)| s.last_used);
             if let Some(key) = oldest.map(|(k, _)| k.clone()) {
@@ -978,6 +954,102 @@ impl ApiServer {
             }
         }
         Ok(())
+    }
+
+    /// Raises a recorded Event's count; false when it has expired (it is created again).
+    fn bump_event(
+        &mut self,
+        caller: &Caller,
+        world: &mut Cluster,
+        seen: &SeenEvent,
+        message: &str,
+    ) -> Result<bool, ApiError> {
+        let now = world.now();
+        let count = seen.count + 1;
+        let patched = self.guaranteed_update(
+            caller,
+            world,
+            &meta::EVENTS,
+            &seen.namespace,
+            &seen.name,
+            |cur| {
+                let mut new = cur.clone();
+                if let Some(o) = new.as_object_mut() {
+                    o.insert("count".into(), json!(count));
+                    o.insert("lastTimestamp".into(), json!(meta::timestamp(now)));
+                    o.insert("message".into(), json!(message));
+                }
+                Ok(new)
+            },
+        );
+        match patched {
+            Ok(_) => Ok(true),
+            Err(e) if e.code == 404 => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// What an event recorder is told: which object, what happened, and who saw it (the
+/// component, and for a kubelet its host).
+#[derive(Clone, Copy, Debug)]
+pub struct EventNote<'a> {
+    pub involved: &'a Value,
+    pub kind: &'a str,
+    pub event_type: &'a str,
+    pub reason: &'a str,
+    pub message: &'a str,
+    pub component: &'a str,
+    pub host: Option<&'a str>,
+}
+
+impl EventNote<'_> {
+    /// client-go's `getEventKey`: what makes two events the same one.
+    fn correlation_key(&self) -> String {
+        let involved = self.involved;
+        [
+            self.component,
+            self.host.unwrap_or(""),
+            self.kind,
+            meta::namespace(involved),
+            meta::name(involved),
+            meta::uid(involved),
+            meta::str_at(involved, &["apiVersion"]),
+            self.event_type,
+            self.reason,
+            self.message,
+        ]
+        .join("\u{0}")
+    }
+
+    /// The Event object, the `seen`-th of its kind.
+    fn event(&self, seen: &SeenEvent, now: Millis) -> Value {
+        let involved = self.involved;
+        let mut source = json!({"component": self.component});
+        if let Some(h) = self.host {
+            source["host"] = json!(h);
+        }
+        json!({
+            "metadata": {"name": seen.name, "namespace": seen.namespace},
+            "involvedObject": {
+                "kind": self.kind,
+                "namespace": meta::namespace(involved),
+                "name": meta::name(involved),
+                "uid": meta::uid(involved),
+                "apiVersion": meta::str_at(involved, &["apiVersion"]),
+                "resourceVersion": meta::str_at(involved, &["metadata", "resourceVersion"]),
+            },
+            "reason": self.reason,
+            "message": self.message,
+            "source": source,
+            "firstTimestamp": seen.first_timestamp,
+            "lastTimestamp": meta::timestamp(now),
+            "count": seen.count,
+            "type": self.event_type,
+            "eventTime": null,
+            "reportingComponent": "",
+            "reportingInstance": "",
+        })
     }
 }
 

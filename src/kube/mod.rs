@@ -9,13 +9,14 @@ mod controllers;
 mod defaults;
 pub mod encryption;
 pub mod meta;
+pub mod objects;
 pub mod proto;
 pub mod selector;
 pub mod trace;
 pub mod view;
 pub mod yaml;
 
-pub use apiserver::{ApiServer, Subresource, WatchEvent, WatchKind};
+pub use apiserver::{ApiServer, Caller, Subresource, WatchEvent, WatchKind};
 pub use controllers::pod_template_hash;
 pub use meta::{ApiError, Resource};
 
@@ -42,9 +43,12 @@ impl ControlPlane {
     pub fn up(world: &mut Cluster, seed: u64) -> Result<ControlPlane, ApiError> {
         let mut api = ApiServer::new(world, Rng::derive(seed, "kube-apiserver"));
         let controllers = Controllers::new(Rng::derive(seed, "kube-controllers"));
+        // `kube up`'s own writes (the namespaces, the nodes' registration) are journaled
+        // under the apiserver's name.
+        let bootstrap = Caller::component("kube-apiserver");
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
             let obj = serde_json::json!({"metadata": {"name": ns}});
-            match api.create(world, &meta::NAMESPACES, obj) {
+            match api.create(&bootstrap, world, &meta::NAMESPACES, obj) {
                 Ok(_) => {}
                 Err(e) if e.reason == "AlreadyExists" => {}
                 Err(e) => return Err(e),
@@ -55,7 +59,8 @@ impl ControlPlane {
             controllers,
             next_tick_ms: world.now(),
         };
-        cp.controllers.register_nodes(&mut cp.api, world)?;
+        cp.controllers
+            .register_nodes(&mut cp.api, &bootstrap, world)?;
         cp.api.sync(world);
         Ok(cp)
     }

@@ -2,12 +2,17 @@
 //! resourceVersion = mod_revision, CAS updates and the Conflict error, watch resumption and
 //! "too old resource version".
 
-use super::apiserver::{ApiServer, Subresource, WatchKind};
+use super::apiserver::{ApiServer, Caller, EventNote, Subresource, WatchKind};
 use super::meta::{self, CONFIGMAPS, DEPLOYMENTS};
 use super::ControlPlane;
 use crate::base::Rng;
 use crate::etcd::{Cluster, ClusterConfig};
 use serde_json::json;
+
+/// What the tests' own requests are journaled as (the apiserver's own name).
+fn tester() -> Caller {
+    Caller::component("kube-apiserver")
+}
 
 fn world() -> Cluster {
     let mut w = ClusterConfig::new(3, 1).build();
@@ -21,10 +26,12 @@ fn create_get_update_delete_follow_mod_revisions_and_conflicts() {
     let mut cp = ControlPlane::up(&mut w, 1).unwrap();
     let api = &mut cp.api;
     let cm = json!({"metadata": {"name": "cfg"}, "data": {"a": "1"}});
-    let created = api.create(&mut w, &CONFIGMAPS, cm.clone()).unwrap();
+    let created = api
+        .create(&tester(), &mut w, &CONFIGMAPS, cm.clone())
+        .unwrap();
     let rv = meta::resource_version(&created);
     assert!(rv > 0);
-    let again = api.create(&mut w, &CONFIGMAPS, cm).unwrap_err();
+    let again = api.create(&tester(), &mut w, &CONFIGMAPS, cm).unwrap_err();
     assert_eq!(
         again.to_string(),
         "Error from server (AlreadyExists): configmaps \"cfg\" already exists"
@@ -39,25 +46,37 @@ fn create_get_update_delete_follow_mod_revisions_and_conflicts() {
     let mut changed = got.clone();
     changed["data"]["a"] = json!("2");
     let updated = api
-        .update(&mut w, &CONFIGMAPS, changed.clone(), Subresource::Main)
+        .update(
+            &tester(),
+            &mut w,
+            &CONFIGMAPS,
+            changed.clone(),
+            Subresource::Main,
+        )
         .unwrap();
     assert!(meta::resource_version(&updated) > rv);
     // The same update again carries the old resourceVersion: a Conflict.
     let stale = api
-        .update(&mut w, &CONFIGMAPS, changed, Subresource::Main)
+        .update(&tester(), &mut w, &CONFIGMAPS, changed, Subresource::Main)
         .unwrap_err();
     assert_eq!(stale.reason, "Conflict");
     assert!(stale.message.contains("the object has been modified"));
     // An identical write is not written: the resourceVersion stays.
     let same = api
-        .update(&mut w, &CONFIGMAPS, updated.clone(), Subresource::Main)
+        .update(
+            &tester(),
+            &mut w,
+            &CONFIGMAPS,
+            updated.clone(),
+            Subresource::Main,
+        )
         .unwrap();
     assert_eq!(
         meta::resource_version(&same),
         meta::resource_version(&updated)
     );
 
-    api.delete(&mut w, &CONFIGMAPS, "default", "cfg", false)
+    api.delete(&tester(), &mut w, &CONFIGMAPS, "default", "cfg", false)
         .unwrap();
     let gone = api.get(&mut w, &CONFIGMAPS, "default", "cfg").unwrap_err();
     assert_eq!(gone.code, 404);
@@ -68,6 +87,7 @@ fn watches_resume_from_a_resource_version_and_expire_after_compaction() {
     let mut w = world();
     let mut api = ApiServer::new(&w, Rng::new(3));
     api.create(
+        &tester(),
         &mut w,
         &meta::NAMESPACES,
         json!({"metadata": {"name": "default"}}),
@@ -77,9 +97,9 @@ fn watches_resume_from_a_resource_version_and_expire_after_compaction() {
     let start = api.cache_revision();
     for i in 0..3 {
         let cm = json!({"metadata": {"name": format!("c{i}")}, "data": {}});
-        api.create(&mut w, &CONFIGMAPS, cm).unwrap();
+        api.create(&tester(), &mut w, &CONFIGMAPS, cm).unwrap();
     }
-    api.delete(&mut w, &CONFIGMAPS, "default", "c0", false)
+    api.delete(&tester(), &mut w, &CONFIGMAPS, "default", "c0", false)
         .unwrap();
     api.sync(&mut w);
     let events = api.watch(&CONFIGMAPS, Some("default"), start).unwrap();
@@ -116,7 +136,7 @@ fn a_deployment_converges_and_pods_carry_owner_references() {
         "selector": {"matchLabels": {"app": "web"}},
         "template": {"metadata": {"labels": {"app": "web"}},
             "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}}}});
-    cp.api.create(&mut w, &DEPLOYMENTS, d).unwrap();
+    cp.api.create(&tester(), &mut w, &DEPLOYMENTS, d).unwrap();
     let t = w.now() + 8_000;
     cp.run_until(&mut w, t);
     let d = cp.api.get(&mut w, &DEPLOYMENTS, "default", "web").unwrap();
@@ -181,20 +201,24 @@ fn repeated_events_are_aggregated_and_expire_with_their_etcd_lease() {
     let mut cp = ControlPlane::up(&mut w, 1).unwrap();
     let api = &mut cp.api;
     let cm = api
-        .create(&mut w, &CONFIGMAPS, json!({"metadata": {"name": "cfg"}}))
-        .unwrap();
-    let record = |api: &mut ApiServer, w: &mut Cluster, message: &str| {
-        api.record_event(
-            w,
-            &cm,
-            "ConfigMap",
-            "Warning",
-            "Odd",
-            message,
-            "tester",
-            None,
+        .create(
+            &tester(),
+            &mut w,
+            &CONFIGMAPS,
+            json!({"metadata": {"name": "cfg"}}),
         )
         .unwrap();
+    let record = |api: &mut ApiServer, w: &mut Cluster, message: &str| {
+        let note = EventNote {
+            involved: &cm,
+            kind: "ConfigMap",
+            event_type: "Warning",
+            reason: "Odd",
+            message,
+            component: "tester",
+            host: None,
+        };
+        api.record_event(&tester(), w, &note).unwrap();
     };
     let mine = |api: &mut ApiServer, w: &mut Cluster| {
         let (events, _) = api.list(w, &meta::EVENTS, Some("default")).unwrap();
@@ -235,10 +259,14 @@ fn the_journal_names_the_raft_entry_that_carried_each_write() {
     use crate::etcd::{Proposal, Request, RequestOp};
     let mut w = world();
     let mut cp = ControlPlane::up(&mut w, 1).unwrap();
-    cp.api.actor = "kubectl".into();
-    cp.api.command = "kubectl create configmap cfg".into();
+    let kubectl = Caller::kubectl("kubectl create configmap cfg".into());
     cp.api
-        .create(&mut w, &CONFIGMAPS, json!({"metadata": {"name": "cfg"}}))
+        .create(
+            &kubectl,
+            &mut w,
+            &CONFIGMAPS,
+            json!({"metadata": {"name": "cfg"}}),
+        )
         .unwrap();
     let write = cp.api.journal().last().cloned().unwrap();
     assert_eq!(write.key, "/registry/configmaps/default/cfg");
@@ -279,4 +307,48 @@ fn the_journal_names_the_raft_entry_that_carried_each_write() {
     let followed = super::trace::follow_last(cp.api.journal()).unwrap();
     assert_eq!(followed.command, "kubectl create configmap cfg");
     assert_eq!(followed.writes[0].key, write.key);
+}
+
+/// Every object the control plane reads as a typed object (nodes, node and election Leases,
+/// static and workload pods, ReplicaSets, Deployments, mid-rollout) reads back exactly.
+#[test]
+fn typed_objects_round_trip_every_cached_object_exactly() {
+    use super::objects::{self, Deployment, Lease, Node, Pod, ReplicaSet};
+    fn exact<T: serde::de::DeserializeOwned + serde::Serialize>(v: &serde_json::Value) {
+        let typed: T = objects::from_value(v).expect("reads as its type");
+        assert_eq!(&objects::to_value(&typed), v);
+    }
+    let mut w = world();
+    let mut cp = ControlPlane::up(&mut w, 7).unwrap();
+    let d = json!({"metadata": {"name": "web"}, "spec": {"replicas": 3,
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}}}});
+    cp.api.create(&tester(), &mut w, &DEPLOYMENTS, d).unwrap();
+    let mut checked = 0;
+    for step in 0..3 {
+        let t = w.now() + 4_000;
+        cp.run_until(&mut w, t);
+        if step == 1 {
+            let mut d = cp.api.get(&mut w, &DEPLOYMENTS, "default", "web").unwrap();
+            d["spec"]["template"]["spec"]["containers"][0]["image"] = json!("nginx:1.26");
+            let sub = Subresource::Main;
+            cp.api
+                .update(&tester(), &mut w, &DEPLOYMENTS, d, sub)
+                .unwrap();
+        }
+        for (r, read) in [
+            (meta::PODS, exact::<Pod> as fn(&serde_json::Value)),
+            (meta::NODES, exact::<Node>),
+            (meta::LEASES, exact::<Lease>),
+            (meta::REPLICASETS, exact::<ReplicaSet>),
+            (DEPLOYMENTS, exact::<Deployment>),
+        ] {
+            for v in cp.api.list_cached(&r, None) {
+                read(&v);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 40, "{checked} objects");
 }

@@ -134,7 +134,7 @@ fn create_one(ctx: &mut Ctx, a: &Args, r: &Resource, source: &str, doc: Value) {
     let Some((_, doc)) = placed(ctx, a, r, doc) else {
         return;
     };
-    match ctx.cp.api.create(ctx.world, r, doc) {
+    match ctx.cp.api.create(&ctx.caller, ctx.world, r, doc) {
         Ok(obj) => ctx.print(&format!(
             "{}/{} created\n",
             r.kind_group(),
@@ -156,14 +156,18 @@ fn apply_one(ctx: &mut Ctx, a: &Args, r: &Resource, source: &str, doc: Value) {
     let doc = with_last_applied(doc);
     let label = format!("{}/{name}", r.kind_group());
     match ctx.cp.api.get(ctx.world, r, &ns, &name) {
-        Err(e) if e.code == 404 => match ctx.cp.api.create(ctx.world, r, doc) {
+        Err(e) if e.code == 404 => match ctx.cp.api.create(&ctx.caller, ctx.world, r, doc) {
             Ok(_) => ctx.print(&format!("{label} created\n")),
             Err(e) => ctx.create_error(&e, source),
         },
         Err(e) => ctx.api_error(&e),
         Ok(live) => {
             let merged = merge_applied(&live, &doc);
-            match ctx.cp.api.update(ctx.world, r, merged, Subresource::Main) {
+            match ctx
+                .cp
+                .api
+                .update(&ctx.caller, ctx.world, r, merged, Subresource::Main)
+            {
                 Ok(after) if meta::resource_version(&after) == meta::resource_version(&live) => {
                     ctx.print(&format!("{label} unchanged\n"))
                 }

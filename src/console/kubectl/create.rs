@@ -30,7 +30,7 @@ fn the_name<'a>(ctx: &mut Ctx, a: &'a Args) -> Option<&'a str> {
 }
 
 fn create_object(ctx: &mut Ctx, r: &Resource, obj: Value) {
-    match ctx.cp.api.create(ctx.world, r, obj) {
+    match ctx.cp.api.create(&ctx.caller, ctx.world, r, obj) {
         Ok(o) => ctx.print(&format!("{}/{} created\n", r.kind_group(), meta::name(&o))),
         Err(e) => ctx.api_error(&e),
     }

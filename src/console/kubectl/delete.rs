@@ -19,7 +19,11 @@ pub(super) fn delete(ctx: &mut Ctx, a: &Args) {
     };
     for (r, ns, name) in work.unwrap_or_default() {
         let ns = if r.namespaced { ns } else { String::new() };
-        match ctx.cp.api.delete(ctx.world, &r, &ns, &name, false) {
+        match ctx
+            .cp
+            .api
+            .delete(&ctx.caller, ctx.world, &r, &ns, &name, false)
+        {
             Ok(deleted) => {
                 ctx.print(&format!("{} \"{name}\" deleted\n", r.kind_group()));
                 wait_until_gone(ctx, &r, &ns, &name, &deleted);

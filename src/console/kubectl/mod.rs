@@ -16,7 +16,7 @@ mod targets;
 
 use crate::base::Millis;
 use crate::etcd::Cluster;
-use crate::kube::{ApiError, ControlPlane};
+use crate::kube::{ApiError, Caller, ControlPlane};
 use flags::{Args, Command};
 use std::collections::BTreeMap;
 
@@ -49,6 +49,8 @@ const STREAM_MS: Millis = 2_000;
 /// What every command works with: the control plane it talks to, the script's files, its
 /// standard input and what it has printed so far.
 struct Ctx<'a> {
+    /// Who is asking: `kubectl` with this command line (the API server journals it).
+    caller: Caller,
     cp: &'a mut ControlPlane,
     world: &'a mut Cluster,
     files: &'a BTreeMap<String, Vec<u8>>,
@@ -149,24 +151,15 @@ pub fn kubectl(
         return KubectlOutput::failure(REFUSED.into());
     };
     let mut ctx = Ctx {
+        caller: Caller::kubectl(command_line(args)),
         cp,
         world,
         files,
         stdin,
         out: KubectlOutput::default(),
     };
-    as_caller(&mut ctx, args, |ctx| (command.run)(ctx, &parsed));
+    (command.run)(&mut ctx, &parsed);
     ctx.out
-}
-
-/// The one place kubectl tells the API server who is asking: `kubectl` with this command
-/// line while `run` runs, the API server itself again afterwards.
-fn as_caller(ctx: &mut Ctx, args: &[String], run: impl FnOnce(&mut Ctx)) {
-    ctx.cp.api.actor = "kubectl".into();
-    ctx.cp.api.command = command_line(args);
-    run(ctx);
-    ctx.cp.api.actor = "kube-apiserver".into();
-    ctx.cp.api.command.clear();
 }
 
 /// `kubectl ARGS` as a shell would need it written, for the change trace.

@@ -175,14 +175,14 @@ pub(super) fn undo(ctx: &mut Ctx, a: &Args) {
         ctx.print(&format!("deployment.apps/{name} skipped rollback (current template already matches revision {})\n", meta::str_at(rs, REVISION)));
         return;
     }
-    let result = ctx
-        .cp
-        .api
-        .guaranteed_update(ctx.world, &DEPLOYMENTS, &ns, &name, |cur| {
-            let mut new = cur.clone();
-            new["spec"]["template"] = template.clone();
-            Ok(new)
-        });
+    let result =
+        ctx.cp
+            .api
+            .guaranteed_update(&ctx.caller, ctx.world, &DEPLOYMENTS, &ns, &name, |cur| {
+                let mut new = cur.clone();
+                new["spec"]["template"] = template.clone();
+                Ok(new)
+            });
     match result {
         Ok(_) => ctx.print(&format!("deployment.apps/{name} rolled back\n")),
         Err(e) => ctx.api_error(&e),

@@ -20,14 +20,14 @@ pub(super) fn scale(ctx: &mut Ctx, a: &Args) {
     } else {
         DEPLOYMENTS
     };
-    let result = ctx
-        .cp
-        .api
-        .guaranteed_update(ctx.world, &r, &a.namespace(), &name, |cur| {
-            let mut new = cur.clone();
-            meta::obj_mut(&mut new, &["spec"]).insert("replicas".into(), json!(replicas));
-            Ok(new)
-        });
+    let result =
+        ctx.cp
+            .api
+            .guaranteed_update(&ctx.caller, ctx.world, &r, &a.namespace(), &name, |cur| {
+                let mut new = cur.clone();
+                meta::obj_mut(&mut new, &["spec"]).insert("replicas".into(), json!(replicas));
+                Ok(new)
+            });
     match result {
         Ok(_) => ctx.print(&format!("{}/{name} scaled\n", r.kind_group())),
         Err(e) => ctx.api_error(&e),
@@ -59,16 +59,20 @@ pub(super) fn set_image(ctx: &mut Ctx, a: &Args) {
         return;
     };
     let mut missing = None;
-    let result =
-        ctx.cp
-            .api
-            .guaranteed_update(ctx.world, &DEPLOYMENTS, &a.namespace(), &name, |cur| {
-                let mut new = cur.clone();
-                if let Some(c) = set_images(&mut new, &pairs) {
-                    missing = Some(c);
-                }
-                Ok(new)
-            });
+    let result = ctx.cp.api.guaranteed_update(
+        &ctx.caller,
+        ctx.world,
+        &DEPLOYMENTS,
+        &a.namespace(),
+        &name,
+        |cur| {
+            let mut new = cur.clone();
+            if let Some(c) = set_images(&mut new, &pairs) {
+                missing = Some(c);
+            }
+            Ok(new)
+        },
+    );
     if let Some(c) = missing {
         ctx.fail(&format!("error: unable to find container named \"{c}\""));
         return;

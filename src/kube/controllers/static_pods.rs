@@ -6,11 +6,14 @@
 //! etcd container as the member is: killed, it is `CrashLoopBackOff` and not ready; restarted,
 //! it runs again with one more restart. A deleted mirror pod is recreated (the manifest stays).
 
-use super::{event, soft, Controllers, Tick};
+use super::informers::Informers;
+use super::kubelet::Kubelets;
+use super::{event, soft, Tick};
 use crate::base::MemberId;
 use crate::etcd::Cluster;
-use crate::kube::apiserver::{ApiServer, Subresource};
+use crate::kube::apiserver::{ApiServer, Caller, Subresource};
 use crate::kube::meta::{self, NODES, PODS};
+use crate::kube::objects::Pod;
 use serde_json::{json, Value};
 
 pub const CONTROL_PLANE_TAINT: &str = "node-role.kubernetes.io/control-plane";
@@ -80,140 +83,150 @@ fn manifests(
     pods
 }
 
-impl Controllers {
-    /// Each control-plane kubelet: publish its static pods as mirror pods (again, when one was
-    /// deleted) and report their containers as the processes are.
-    pub(super) fn static_pods(&mut self, api: &mut ApiServer, world: &mut Cluster) -> Tick {
-        let etcd_urls = self
-            .control_plane
-            .iter()
-            .map(|(_, m)| crate::etcd::client_url(*m))
-            .collect::<Vec<_>>()
-            .join(",");
-        for (index, (node, member)) in self.control_plane.clone().into_iter().enumerate() {
-            if self.stopped_kubelets.contains(&node) {
-                continue;
-            }
-            let ip = control_plane_ip(index);
-            for (component, image, command) in manifests(&node, member, index == 0, &etcd_urls, &ip)
-            {
-                let name = format!("{component}-{node}");
-                // Only etcd's process can fail here: the other components are not simulated
-                // as processes that crash.
-                let running = component != "etcd" || world.is_running(member);
-                match api.get_cached(&PODS, "kube-system", &name) {
-                    None => {
-                        let owner = api.get_cached(&NODES, "", &node);
-                        let pod = mirror_pod(
-                            &name,
-                            component,
-                            &node,
-                            &ip,
-                            &image,
-                            command,
-                            owner.as_deref(),
-                        );
-                        let created = soft(api.create(world, &PODS, pod));
-                        created?;
-                    }
-                    Some(pod) if meta::at(&pod, &["metadata", "deletionTimestamp"]).is_none() => {
-                        self.sync_static_status(api, world, &pod, running, &ip)?;
-                    }
-                    // A deleted mirror pod: the kubelet finishes the delete; the manifest is
-                    // still there, so the next round publishes the pod again.
-                    Some(_) => soft(api.delete(world, &PODS, "kube-system", &name, true))?,
+/// Each running control-plane kubelet: publish its static pods as mirror pods (again, when
+/// one was deleted) and report their containers as the processes are.
+pub(super) fn sync(
+    api: &mut ApiServer,
+    world: &mut Cluster,
+    control_plane: &[(String, MemberId)],
+    kubelets: &Kubelets,
+    informers: &mut Informers,
+) -> Tick {
+    let system_pods = informers.pods.list(api, Some("kube-system"));
+    let caller = Caller::component("kubelet");
+    let etcd_urls = control_plane
+        .iter()
+        .map(|(_, m)| crate::etcd::client_url(*m))
+        .collect::<Vec<_>>()
+        .join(",");
+    for (index, (node, member)) in control_plane.iter().enumerate() {
+        if kubelets.is_stopped(node) {
+            continue;
+        }
+        let ip = control_plane_ip(index);
+        for (component, image, command) in manifests(node, *member, index == 0, &etcd_urls, &ip) {
+            let name = format!("{component}-{node}");
+            // Only etcd's process can fail here: the other components are not simulated
+            // as processes that crash.
+            let running = component != "etcd" || world.is_running(*member);
+            match system_pods.iter().find(|(_, p)| p.metadata.name() == name) {
+                None => {
+                    let owner = api.get_cached(&NODES, "", node);
+                    let manifest = Manifest {
+                        name: &name,
+                        component,
+                        node,
+                        ip: &ip,
+                        image: &image,
+                    };
+                    let pod = mirror_pod(&manifest, command, owner.as_deref());
+                    soft(api.create(&caller, world, &PODS, pod))?;
                 }
+                Some((value, pod)) if !pod.metadata.is_deleting() => {
+                    sync_static_status(api, &caller, world, (value, pod), running, &ip)?;
+                }
+                // A deleted mirror pod: the kubelet finishes the delete; the manifest is
+                // still there, so the next round publishes the pod again.
+                Some(_) => soft(api.delete(&caller, world, &PODS, "kube-system", &name, true))?,
             }
         }
-        Ok(())
     }
+    Ok(())
+}
 
-    /// The container's status: running and ready, or (its process gone) waiting in
-    /// CrashLoopBackOff with the last run terminated; each comeback is one more restart.
-    fn sync_static_status(
-        &mut self,
-        api: &mut ApiServer,
-        world: &mut Cluster,
-        pod: &Value,
-        running: bool,
-        ip: &str,
-    ) -> Tick {
-        let status = meta::at(pod, &["status", "containerStatuses"])
-            .and_then(Value::as_array)
-            .and_then(|s| s.first());
-        let was_running = status.is_some_and(|s| meta::at(s, &["state", "running"]).is_some());
-        if status.is_some() && was_running == running {
-            return Ok(());
-        }
-        let now = meta::timestamp(world.now());
-        let restarts = status
-            .and_then(|s| meta::i64_at(s, &["restartCount"]))
-            .unwrap_or(0);
-        let container = meta::at(pod, &["spec", "containers"])
-            .and_then(Value::as_array)
-            .and_then(|c| c.first())
-            .cloned()
-            .unwrap_or_default();
-        let name = meta::str_at(&container, &["name"]);
-        let image = meta::str_at(&container, &["image"]);
-        let cid = crate::base::digest(format!("{}{restarts}", meta::uid(pod)).as_bytes());
-        let mut cs = json!({"name": name, "image": image, "imageID": format!("{image}@sha256:{cid:016x}{cid:016x}"),
-            "containerID": format!("containerd://{cid:016x}{cid:016x}{cid:016x}{cid:016x}"),
-            "ready": running, "started": running, "restartCount": restarts, "lastState": {}});
-        if running {
-            if status.is_some() {
-                cs["restartCount"] = json!(restarts + 1);
-                cs["lastState"] = json!({"terminated": {"exitCode": 137, "reason": "Error", "startedAt": now, "finishedAt": now}});
-            }
-            cs["state"] = json!({"running": {"startedAt": now}});
-        } else {
-            let message = format!(
-                "back-off 10s restarting failed container={name} pod={}_kube-system({})",
-                meta::name(pod),
-                meta::uid(pod)
-            );
-            cs["state"] = json!({"waiting": {"reason": "CrashLoopBackOff", "message": message}});
-            cs["lastState"] = json!({"terminated": {"exitCode": 137, "reason": "Error", "startedAt": now, "finishedAt": now}});
-        }
-        let ready = if running { "True" } else { "False" };
-        let mut new = pod.clone();
-        new["status"] = json!({
-            "phase": "Running",
-            "conditions": [
-                {"type": "PodReadyToStartContainers", "status": "True", "lastProbeTime": null, "lastTransitionTime": now},
-                {"type": "Initialized", "status": "True", "lastProbeTime": null, "lastTransitionTime": now},
-                {"type": "Ready", "status": ready, "lastProbeTime": null, "lastTransitionTime": now},
-                {"type": "ContainersReady", "status": ready, "lastProbeTime": null, "lastTransitionTime": now},
-                {"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": now},
-            ],
-            "hostIP": ip, "hostIPs": [{"ip": ip}], "podIP": ip, "podIPs": [{"ip": ip}],
-            "startTime": now, "containerStatuses": [cs], "qosClass": "Burstable",
-        });
-        soft(api.update(world, &PODS, new, Subresource::Status))?;
-        if !running {
-            let msg = format!(
-                "Back-off restarting failed container {name} in pod {}_kube-system({})",
-                meta::name(pod),
-                meta::uid(pod)
-            );
-            soft(
-                event(api, world, pod, "Warning", "BackOff", &msg, "kubelet").map(|_| Value::Null),
-            )?;
-        }
-        Ok(())
+/// The container's status: running and ready, or (its process gone) waiting in
+/// CrashLoopBackOff with the last run terminated; each comeback is one more restart.
+fn sync_static_status(
+    api: &mut ApiServer,
+    caller: &Caller,
+    world: &mut Cluster,
+    (involved, pod): (&Value, &Pod),
+    running: bool,
+    ip: &str,
+) -> Tick {
+    let status = pod
+        .status
+        .container_statuses
+        .as_ref()
+        .and_then(|s| s.first());
+    let was_running =
+        status.is_some_and(|s| s.state.as_ref().is_some_and(|st| st.running.is_some()));
+    if status.is_some() && was_running == running {
+        return Ok(());
     }
+    let now = meta::timestamp(world.now());
+    let restarts = status.and_then(|s| s.restart_count).unwrap_or(0);
+    let container = pod.containers().first().cloned().unwrap_or_default();
+    let (name, image) = (container.name.as_str(), container.image());
+    let (pod_name, uid) = (pod.metadata.name(), pod.metadata.uid());
+    let cid = crate::base::digest(format!("{uid}{restarts}").as_bytes());
+    let mut cs = json!({"name": name, "image": image, "imageID": format!("{image}@sha256:{cid:016x}{cid:016x}"),
+        "containerID": format!("containerd://{cid:016x}{cid:016x}{cid:016x}{cid:016x}"),
+        "ready": running, "started": running, "restartCount": restarts, "lastState": {}});
+    let terminated = json!({"terminated": {"exitCode": 137, "reason": "Error", "startedAt": now, "finishedAt": now}});
+    if running {
+        if status.is_some() {
+            cs["restartCount"] = json!(restarts + 1);
+            cs["lastState"] = terminated;
+        }
+        cs["state"] = json!({"running": {"startedAt": now}});
+    } else {
+        let message = format!(
+            "back-off 10s restarting failed container={name} pod={pod_name}_kube-system({uid})"
+        );
+        cs["state"] = json!({"waiting": {"reason": "CrashLoopBackOff", "message": message}});
+        cs["lastState"] = terminated;
+    }
+    let ready = if running { "True" } else { "False" };
+    let mut new = involved.clone();
+    new["status"] = json!({
+        "phase": "Running",
+        "conditions": [
+            {"type": "PodReadyToStartContainers", "status": "True", "lastProbeTime": null, "lastTransitionTime": now},
+            {"type": "Initialized", "status": "True", "lastProbeTime": null, "lastTransitionTime": now},
+            {"type": "Ready", "status": ready, "lastProbeTime": null, "lastTransitionTime": now},
+            {"type": "ContainersReady", "status": ready, "lastProbeTime": null, "lastTransitionTime": now},
+            {"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": now},
+        ],
+        "hostIP": ip, "hostIPs": [{"ip": ip}], "podIP": ip, "podIPs": [{"ip": ip}],
+        "startTime": now, "containerStatuses": [cs], "qosClass": "Burstable",
+    });
+    soft(api.update(caller, world, &PODS, new, Subresource::Status))?;
+    if !running {
+        let msg = format!(
+            "Back-off restarting failed container {name} in pod {pod_name}_kube-system({uid})"
+        );
+        soft(event(
+            api,
+            caller,
+            world,
+            involved,
+            ("Warning", "BackOff"),
+            &msg,
+            "kubelet",
+        ))?;
+    }
+    Ok(())
+}
+
+/// What a static pod is: its mirror pod's name, the component it runs, where, and from what.
+struct Manifest<'a> {
+    name: &'a str,
+    component: &'a str,
+    node: &'a str,
+    ip: &'a str,
+    image: &'a str,
 }
 
 /// A mirror pod as the kubelet creates it for a static manifest (its status follows).
-fn mirror_pod(
-    name: &str,
-    component: &str,
-    node: &str,
-    ip: &str,
-    image: &str,
-    command: Vec<String>,
-    owner: Option<&Value>,
-) -> Value {
+fn mirror_pod(manifest: &Manifest, command: Vec<String>, owner: Option<&Value>) -> Value {
+    let Manifest {
+        name,
+        component,
+        node,
+        ip,
+        image,
+    } = *manifest;
     let hash = format!(
         "{:032x}",
         u128::from(crate::base::digest(name.as_bytes())) << 64

@@ -1,0 +1,221 @@
+//! The loops that converge actual state to desired state, each reading through the
+//! apiserver's watch cache (what an informer holds) and writing through the apiserver under its
+//! own name: kubelets (node leases, pod lifecycle, static pods), the scheduler, the ReplicaSet
+//! and Deployment controllers (KK `pkg/controller/{replicaset,deployment}`), the garbage
+//! collector and the node lifecycle controller, the last two kinds only while their component
+//! holds its leader-election Lease.
+
+mod deployment;
+mod garbage_collector;
+mod informers;
+mod kubelet;
+mod leader_election;
+mod node_lifecycle;
+mod replicaset;
+mod scheduler;
+mod static_pods;
+
+pub use deployment::pod_template_hash;
+
+use super::apiserver::{ApiServer, Caller, EventNote};
+use super::meta::{self, ApiError};
+use super::objects::{self, OwnerReference};
+use super::NODE_NAMES;
+use crate::base::{MemberId, Millis, Rng};
+use crate::etcd::Cluster;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+#[derive(Clone, Debug)]
+pub struct Controllers {
+    /// One generator for every loop's random draws, so a seed gives the same run only while
+    /// the loops draw in the same order (the tick order below).
+    rng: Rng,
+    /// The control-plane nodes, one per etcd member at `kube up` (kubeadm's stacked etcd).
+    control_plane: Vec<(String, MemberId)>,
+    kubelets: kubelet::Kubelets,
+    node_lifecycle: node_lifecycle::NodeLifecycle,
+    scheduler: scheduler::Scheduler,
+    controller_manager_lease: leader_election::Elector,
+    scheduler_lease: leader_election::Elector,
+    informers: informers::Informers,
+}
+
+type Tick = Result<(), ApiError>;
+
+/// An etcd failure stops the round (the next round retries); API errors such as a Conflict
+/// only skip the one object.
+fn soft<T>(result: Result<T, ApiError>) -> Tick {
+    match result {
+        Ok(_) => Ok(()),
+        Err(e) if e.code >= 500 => Err(e),
+        Err(_) => Ok(()),
+    }
+}
+
+/// `cur` read as `T` and changed by `change`; an object that does not read as `T` is left as
+/// it is (so it is not written).
+fn edit<T: DeserializeOwned + Serialize>(cur: &Value, change: impl FnOnce(&mut T)) -> Value {
+    match objects::from_value::<T>(cur) {
+        Some(mut object) => {
+            change(&mut object);
+            objects::to_value(&object)
+        }
+        None => cur.clone(),
+    }
+}
+
+/// An Event about `obj` from `component`, written as `caller`; a kubelet's names its host
+/// (the pod's node).
+fn event(
+    api: &mut ApiServer,
+    caller: &Caller,
+    world: &mut Cluster,
+    obj: &Value,
+    (event_type, reason): (&str, &str),
+    message: &str,
+    component: &str,
+) -> Result<(), ApiError> {
+    let host = (component == "kubelet").then(|| meta::str_at(obj, &["spec", "nodeName"]));
+    let note = EventNote {
+        involved: obj,
+        kind: meta::str_at(obj, &["kind"]),
+        event_type,
+        reason,
+        message,
+        component,
+        host,
+    };
+    api.record_event(caller, world, &note)
+}
+
+/// The owner reference a controller puts on what it creates.
+fn owner_ref(owner: &Value) -> OwnerReference {
+    OwnerReference {
+        api_version: meta::str_at(owner, &["apiVersion"]).to_string(),
+        kind: meta::str_at(owner, &["kind"]).to_string(),
+        name: meta::name(owner).to_string(),
+        uid: meta::uid(owner).to_string(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+        rest: objects::Rest::new(),
+    }
+}
+
+/// `2026-01-01T00:00:05.000000Z`: Lease times are MicroTime.
+fn micro_time(ms: Millis) -> String {
+    crate::base::time::rfc3339_micros(crate::etcd::EPOCH_UNIX_MS + ms)
+}
+
+impl Controllers {
+    pub fn new(rng: Rng) -> Controllers {
+        Controllers {
+            rng,
+            control_plane: Vec::new(),
+            kubelets: kubelet::Kubelets::default(),
+            node_lifecycle: node_lifecycle::NodeLifecycle::default(),
+            scheduler: scheduler::Scheduler::default(),
+            controller_manager_lease: leader_election::Elector::new("kube-controller-manager"),
+            scheduler_lease: leader_election::Elector::new("kube-scheduler"),
+            informers: informers::Informers::default(),
+        }
+    }
+
+    /// Every node: the control plane's, then the workers.
+    pub fn node_names(&self) -> Vec<String> {
+        self.control_plane
+            .iter()
+            .map(|(n, _)| n.clone())
+            .chain(NODE_NAMES.iter().map(|n| n.to_string()))
+            .collect()
+    }
+
+    /// The kubelets register their Node objects and node Leases (written as `caller`): a
+    /// control-plane node per etcd member (tainted so that workloads stay off it), then the
+    /// workers.
+    pub fn register_nodes(
+        &mut self,
+        api: &mut ApiServer,
+        caller: &Caller,
+        world: &mut Cluster,
+    ) -> Tick {
+        self.control_plane = world
+            .member_ids()
+            .into_iter()
+            .filter(|m| !world.is_removed(*m))
+            .map(|m| (m.to_string(), m))
+            .collect();
+        let control_plane: Vec<String> =
+            self.control_plane.iter().map(|(n, _)| n.clone()).collect();
+        self.kubelets.register(api, caller, world, &control_plane)
+    }
+
+    /// One round of every loop, in a fixed order. The kubelets run on their nodes whatever
+    /// happens to the control plane, and the control plane's components are processes of their
+    /// own: a failing kubelet round does not stop them from trying.
+    pub fn tick(&mut self, api: &mut ApiServer, world: &mut Cluster) {
+        let _ = self.kubelet_round(api, world);
+        let scheduling = self.scheduler_lease.elect(api, world);
+        let managing = self.controller_manager_lease.elect(api, world);
+        let _ = self.control_round(api, world, scheduling, managing);
+    }
+
+    /// The kubelets' loops; the cache catches up after each, and an etcd failure ends the round.
+    fn kubelet_round(&mut self, api: &mut ApiServer, world: &mut Cluster) -> Tick {
+        let nodes = self.node_names();
+        self.kubelets.renew_leases(api, world, &nodes)?;
+        api.sync(world);
+        let informers = &mut self.informers;
+        self.kubelets
+            .sync_pods(api, world, &mut self.rng, informers)?;
+        api.sync(world);
+        static_pods::sync(api, world, &self.control_plane, &self.kubelets, informers)?;
+        api.sync(world);
+        Ok(())
+    }
+
+    /// The scheduler and the controller manager's loops, each only while its component leads.
+    fn control_round(
+        &mut self,
+        api: &mut ApiServer,
+        world: &mut Cluster,
+        scheduling: bool,
+        managing: bool,
+    ) -> Tick {
+        let nodes = self.node_names();
+        let informers = &mut self.informers;
+        if scheduling {
+            self.scheduler.sync(api, world, &mut self.rng, informers)?;
+            api.sync(world);
+        }
+        if managing {
+            deployment::sync(api, world, &mut self.rng, informers)?;
+            api.sync(world);
+            replicaset::sync(api, world, informers)?;
+            api.sync(world);
+            garbage_collector::sync(api, world, informers)?;
+            api.sync(world);
+            self.node_lifecycle.sync(api, world, &nodes, informers)?;
+            api.sync(world);
+        }
+        Ok(())
+    }
+
+    /// Stops or starts a node's kubelet (a node failure the control plane must notice).
+    pub fn set_kubelet_running(&mut self, node: &str, running: bool) -> bool {
+        if !self.node_names().iter().any(|n| n == node) {
+            return false;
+        }
+        self.kubelets.set_running(node, running);
+        true
+    }
+
+    /// Whether the controller manager and the scheduler currently lead (for views and tests).
+    pub fn leading(&self) -> (bool, bool) {
+        (
+            self.controller_manager_lease.leading(),
+            self.scheduler_lease.leading(),
+        )
+    }
+}

@@ -1,0 +1,194 @@
+//! kube-scheduler: each unbound pod goes to the least loaded node that fits it (ties broken
+//! at random); a pod no node fits stays Pending and is tried again after a backoff.
+
+use super::informers::Informers;
+use super::{edit, event, soft, Tick};
+use crate::base::{Millis, Rng};
+use crate::etcd::Cluster;
+use crate::kube::apiserver::{ApiServer, Caller};
+use crate::kube::meta::{self, ApiError, PODS};
+use crate::kube::objects::{self, Condition, Node, Pod};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+const NAME: &str = "default-scheduler";
+
+#[derive(Clone, Debug, Default)]
+pub struct Scheduler {
+    /// The backoff for pods no node fits, per pod key: (next attempt, current backoff).
+    unschedulable: BTreeMap<String, (Millis, Millis)>,
+}
+
+/// Per node, why it does not fit a pod (None: it fits).
+type Verdicts = Vec<(String, Option<String>)>;
+
+impl Scheduler {
+    pub fn sync(
+        &mut self,
+        api: &mut ApiServer,
+        world: &mut Cluster,
+        rng: &mut Rng,
+        informers: &mut Informers,
+    ) -> Tick {
+        let caller = Caller::component(NAME);
+        let pods = informers.pods.list(api, None);
+        let nodes = informers.nodes.objects(api, None);
+        let mut load: BTreeMap<String, usize> = nodes
+            .iter()
+            .map(|n| (n.metadata.name().to_string(), 0))
+            .collect();
+        for (_, p) in &pods {
+            if let Some(n) = load.get_mut(p.node_name()) {
+                *n += usize::from(p.is_active());
+            }
+        }
+        let pending: Vec<String> = pods.iter().map(|(_, p)| p.key()).collect();
+        self.unschedulable.retain(|k, _| pending.contains(k));
+        for (value, pod) in pods {
+            if !pod.node_name().is_empty() || !pod.is_active() {
+                continue;
+            }
+            let key = pod.key();
+            if self
+                .unschedulable
+                .get(&key)
+                .is_some_and(|(next, _)| world.now() < *next)
+            {
+                continue;
+            }
+            // The filters: NodeUnschedulable, then TaintToleration; a node that fails says why.
+            let verdicts: Verdicts = nodes
+                .iter()
+                .map(|n| (n.metadata.name().to_string(), unfit_reason(n, &pod)))
+                .collect();
+            let fits = |node: &str| verdicts.iter().any(|(n, why)| n == node && why.is_none());
+            let Some(least) = load.iter().filter(|(k, _)| fits(k)).map(|(_, n)| *n).min() else {
+                self.failed_scheduling(api, &caller, world, (&value, &pod), &verdicts)?;
+                continue;
+            };
+            self.unschedulable.remove(&key);
+            let best: Vec<String> = load
+                .iter()
+                .filter(|(k, n)| **n == least && fits(k))
+                .map(|(k, _)| k.clone())
+                .collect();
+            let Some(node) = rng.pick(&best).cloned() else {
+                return Ok(());
+            };
+            if bind(api, &caller, world, (&value, &pod), &node)? {
+                *load.entry(node).or_default() += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// No node fits: the pod stays Pending with PodScheduled=False/Unschedulable and a
+    /// FailedScheduling event saying why each node did not fit, tried again after a backoff
+    /// (1 s doubling to 10 s, the scheduler's podInitialBackoff and podMaxBackoff).
+    fn failed_scheduling(
+        &mut self,
+        api: &mut ApiServer,
+        caller: &Caller,
+        world: &mut Cluster,
+        (involved, pod): (&Value, &Pod),
+        verdicts: &Verdicts,
+    ) -> Tick {
+        let now = world.now();
+        let key = pod.key();
+        let backoff = self
+            .unschedulable
+            .get(&key)
+            .map_or(1_000, |(_, b)| (b * 2).min(10_000));
+        self.unschedulable.insert(key, (now + backoff, backoff));
+        let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+        for why in verdicts.iter().filter_map(|(_, w)| w.as_deref()) {
+            *reasons.entry(why).or_default() += 1;
+        }
+        let total = verdicts.len();
+        let listed: Vec<String> = reasons
+            .iter()
+            .map(|(why, n)| format!("{n} {why}"))
+            .collect();
+        let message = format!(
+            "0/{total} nodes are available: {}. preemption: 0/{total} nodes are available: {total} Preemption is not helpful for scheduling.",
+            listed.join(", ")
+        );
+        let (ns, name) = (pod.metadata.namespace(), pod.metadata.name());
+        let unschedulable = json!([{"type": "PodScheduled", "status": "False", "lastProbeTime": null,
+            "lastTransitionTime": meta::timestamp(now), "reason": "Unschedulable", "message": message}]);
+        let unschedulable: Option<Vec<Condition>> = objects::from_value(&unschedulable);
+        soft(
+            api.guaranteed_update(caller, world, &PODS, ns, name, |cur| {
+                Ok(edit(cur, |p: &mut Pod| {
+                    let first = p.status.conditions.as_ref().and_then(|c| c.first());
+                    if first.and_then(|c| c.message.as_deref()) != Some(message.as_str()) {
+                        p.status.conditions = unschedulable.clone();
+                    }
+                }))
+            }),
+        )?;
+        let reason = ("Warning", "FailedScheduling");
+        soft(event(api, caller, world, involved, reason, &message, NAME))
+    }
+}
+
+/// Binds `pod` to `node` (a Conflict when another scheduler bound it first) and records the
+/// Scheduled event; whether it was bound.
+fn bind(
+    api: &mut ApiServer,
+    caller: &Caller,
+    world: &mut Cluster,
+    (involved, pod): (&Value, &Pod),
+    node: &str,
+) -> Result<bool, ApiError> {
+    let (ns, name) = (pod.metadata.namespace(), pod.metadata.name());
+    let now = world.now();
+    let bound = api.guaranteed_update(caller, world, &PODS, ns, name, |cur| {
+        let assigned = meta::str_at(cur, &["spec", "nodeName"]);
+        if !assigned.is_empty() {
+            return Err(ApiError {
+                code: 409,
+                reason: "Conflict",
+                message: format!("pod {name} is already assigned to node {assigned}"),
+            });
+        }
+        let scheduled = json!([{"type": "PodScheduled", "status": "True", "lastProbeTime": null,
+            "lastTransitionTime": meta::timestamp(now)}]);
+        Ok(edit(cur, |p: &mut Pod| {
+            p.spec.node_name = Some(node.to_string());
+            p.status.conditions = objects::from_value(&scheduled);
+        }))
+    });
+    let ok = bound.is_ok();
+    soft(bound)?;
+    if ok {
+        let msg = format!("Successfully assigned {ns}/{name} to {node}");
+        soft(event(
+            api,
+            caller,
+            world,
+            involved,
+            ("Normal", "Scheduled"),
+            &msg,
+            NAME,
+        ))?;
+    }
+    Ok(ok)
+}
+
+/// Why the scheduler's filters reject `node` for `pod` (as its FailedScheduling message words
+/// it), or None when the pod fits: a cordoned node, then a NoSchedule/NoExecute taint the pod
+/// does not tolerate.
+fn unfit_reason(node: &Node, pod: &Pod) -> Option<String> {
+    if node.spec.unschedulable == Some(true) {
+        return Some("node(s) were unschedulable".into());
+    }
+    let tolerations = pod.spec.tolerations.as_deref().unwrap_or_default();
+    node.spec
+        .taints
+        .as_ref()?
+        .iter()
+        .filter(|t| matches!(t.effect.as_str(), "NoSchedule" | "NoExecute"))
+        .find(|t| !tolerations.iter().any(|tol| tol.tolerates(t)))
+        .map(|t| format!("node(s) had untolerated taint {{{}: {}}}", t.key, t.value()))
+}
