@@ -3,6 +3,10 @@
 //! Layers (see DESIGN.md): `base` → `raft`, `mvcc`, `sim` → `etcd` → `kube` → `console`,
 //! with `check` reading views. Only `ui` (wasm32) and `cli` (native) touch the outside world.
 
+// Functions short enough to read at once (`too-many-lines-threshold` in clippy.toml); test
+// code (tables of cases, long stories) is exempt.
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
+
 pub mod base;
 pub mod check;
 pub mod console;
