@@ -6,6 +6,7 @@
 use crate::base::parse_duration;
 use crate::console::script;
 use crate::etcd::{parse_members, ClusterConfig, Switch, MAX_MEMBERS};
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 /// Settings plus the script of a run.
 #[derive(Clone, Debug, PartialEq)]
@@ -146,43 +147,30 @@ pub fn settings_from_script(text: &str, base: &ClusterConfig) -> ClusterConfig {
         .unwrap_or_else(|_| base.clone())
 }
 
-/// Percent-encodes everything but RFC 3986's unreserved characters.
+/// Everything but RFC 3986's unreserved characters is escaped.
+const ESCAPED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
 pub fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() * 3 / 2);
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(text, ESCAPED).to_string()
 }
 
 /// Decodes `%XX` escapes (and `+` as a space); `None` for a broken escape or bad UTF-8.
 pub fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' => {
-                let hex = bytes.get(i + 1..i + 3)?;
-                let hex = std::str::from_utf8(hex).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
+    // The crate keeps a broken escape as it is; in a link it means the link was damaged.
+    let escapes_whole = text.split('%').skip(1).all(|rest| {
+        rest.get(..2)
+            .is_some_and(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()))
+    });
+    if !escapes_whole {
+        return None;
     }
-    String::from_utf8(out).ok()
+    let spaced = text.replace('+', " ");
+    let decoded = percent_decode_str(&spaced).decode_utf8().ok()?;
+    Some(decoded.into_owned())
 }
 
 #[cfg(test)]
