@@ -109,6 +109,7 @@ pub static VERBS: &[Verb] = &[
     sim("write", "write FILE <<EOF ... EOF", "put a file in the working directory", tools::write_file),
     printer("echo", "echo [WORD...]", "print the words", tools::echo),
     printer("date", "date [+FORMAT]", "the virtual clock's date", tools::date),
+    printer("help", "help [COMMAND]", "this list, or one command's usage", help_verb),
 ];
 
 /// The verbs' names, in the table's order.
@@ -138,6 +139,29 @@ fn short_usage(verb: &Verb) -> String {
         return format!("{} | {} | …", forms[0], forms[1]);
     }
     verb.usage.to_string()
+}
+
+/// `help`: every verb; `help VERB`: its usage (the real tools point to their own `--help`).
+fn help_verb(_: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    match call.args[..] {
+        [] => Ok(Output::ok(format!(
+            "Commands (wherever a MEMBER goes, `leader` names the current leader):\n{}",
+            help()
+        ))),
+        [name] => {
+            let verb = find(name).ok_or_else(|| ConsoleError::UnknownVerb(name.to_string()))?;
+            let more = if verb.tool {
+                format!("\n(`{} --help` tells the rest)", verb.name)
+            } else {
+                String::new()
+            };
+            Ok(Output::ok(format!(
+                "usage: {}\n{}{more}\n",
+                verb.usage, verb.about
+            )))
+        }
+        _ => Err(call.usage()),
+    }
 }
 
 impl Session {
@@ -199,6 +223,43 @@ mod tests {
             );
             assert!(!verb.about.is_empty(), "{} says nothing", verb.name);
         }
+    }
+
+    #[test]
+    fn help_lists_every_verb_and_explains_one() {
+        let mut s = Session::new(crate::etcd::ClusterConfig::new(3, 1));
+        let all = s.execute("help", None);
+        assert_eq!(all.code, 0);
+        for verb in VERBS {
+            assert!(all.stdout.contains(verb.about), "help lacks {}", verb.name);
+        }
+        let one = s.execute("help partition", None);
+        assert_eq!(
+            one.stdout,
+            "usage: partition m1,m2 | m3[,...]\ncut the links between groups\n"
+        );
+        let tool = s.execute("help kubectl", None);
+        assert!(
+            tool.stdout.ends_with("(`kubectl --help` tells the rest)\n"),
+            "{:?}",
+            tool.stdout
+        );
+        let unknown = s.execute("help frob", None);
+        assert!(
+            unknown
+                .stderr
+                .starts_with("Error: unknown command \"frob\""),
+            "{:?}",
+            unknown.stderr
+        );
+        assert_eq!(
+            s.execute("help a b", None).stderr,
+            "Error: usage: help [COMMAND]\n"
+        );
+        assert!(
+            s.history().is_empty(),
+            "help changes nothing, so it is not recorded"
+        );
     }
 
     #[test]
