@@ -331,6 +331,25 @@ fn text(v: &Value) -> Option<String> {
     }
 }
 
+/// `p` with its `start.` sides replaced by their values: the baseline never changes, so a
+/// predicate looked at after every event need not read it again.
+pub(super) fn resolve_start(p: &Pred, base: &Baseline) -> Pred {
+    let side = |o: &Operand| match o {
+        Operand::Start(q) => Operand::Literal(query(q, &base.view(), None)),
+        other => other.clone(),
+    };
+    match p {
+        Pred::Compare { left, op, right } => Pred::Compare {
+            left: side(left),
+            op: *op,
+            right: side(right),
+        },
+        Pred::Exists(o) => Pred::Exists(side(o)),
+        Pred::Absent(o) => Pred::Absent(side(o)),
+        Pred::Ever(inner) => Pred::Ever(Box::new(resolve_start(inner, base))),
+    }
+}
+
 /// `a op b`; an error only where no world could make it hold (ordering a text).
 pub(super) fn compare(a: &Value, op: Op, b: &Value) -> Result<bool, String> {
     match op {

@@ -303,7 +303,7 @@ fn explain_names_each_side() {
     assert!(s.goal_holds(&bad, &base).is_err());
     assert!(bad
         .explain(&s, &base)
-        .starts_with("leader > 1 cannot hold: > orders numbers"));
+        .starts_with("leader > 1: > orders numbers"));
 }
 
 #[test]
@@ -381,10 +381,12 @@ fn kube_facts() {
     ));
 }
 
-/// What one evaluation of a typical watched predicate costs, counted in engine reads: it
-/// reads each member's status once and allocates only for the leader's name.
+/// The watch's cost, counted rather than timed: one evaluation per engine event (no more),
+/// none once the predicate was seen, and the run unchanged. What one evaluation costs was
+/// measured with callgrind (debug build, this test): about 8,400 instructions for this goal
+/// against about 28,800 for the event it follows.
 #[test]
-fn an_evaluation_is_cheap_enough_to_run_after_every_event() {
+fn a_watched_goal_is_looked_at_once_per_event_and_changes_nothing() {
     let mut s = session();
     let base = s.baseline();
     let g = Goal::parse("ever leader.term > start.leader.term").unwrap();
@@ -393,10 +395,17 @@ fn an_evaluation_is_cheap_enough_to_run_after_every_event() {
     s.run_for(10_000);
     let events = s.world.steps() - steps_before;
     assert!(events > 200, "{events}");
-    // Every one of those events was followed by an evaluation and the goal is still unmet:
-    // the watch did not change the run (same events as an unwatched twin).
+    let looks = |s: &Session| s.watch.as_ref().map_or(0, |w| w.looks);
+    assert_eq!(looks(&s), events);
     let mut twin = session();
     twin.run_for(10_000);
     assert_eq!(twin.world.trace_hash(), s.world.trace_hash());
     assert_eq!(s.goal_met(), Some(false));
+    // Seen once, it is not looked at again.
+    s.execute("kill leader", None);
+    s.execute("wait leader", None);
+    assert_eq!(s.goal_met(), Some(true));
+    let seen = looks(&s);
+    s.run_for(5_000);
+    assert_eq!(looks(&s), seen);
 }
