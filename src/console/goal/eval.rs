@@ -266,7 +266,7 @@ fn namespaced(name: &str) -> (&str, &str) {
 fn kube_query(q: &Query, v: &View, since: Option<&Baseline>) -> Value {
     let Some(api) = v.kube.map(|k| &k.api) else {
         return match q {
-            Query::Pods(_) | Query::NewPods(_) => Value::Num(0),
+            Query::Pods(_) | Query::NewPods(_) | Query::Writes(_) => Value::Num(0),
             _ => Value::Absent,
         };
     };
@@ -283,6 +283,18 @@ fn kube_query(q: &Query, v: &View, since: Option<&Baseline>) -> Value {
                 !new || (since.is_some() && was.is_none())
             });
             count(n.count() as u64)
+        }
+        Query::Writes(actor) => {
+            let Some(b) = since else {
+                return Value::Num(0);
+            };
+            // Every write has its own etcd revision: those after the baseline's newest are new.
+            let base_api = b.0.kube.as_ref().map(|k| &k.api);
+            let seen = base_api
+                .and_then(|a| a.journal().last())
+                .map_or(0, |w| w.revision);
+            let new = api.journal().iter().rev().take_while(|w| w.revision > seen);
+            count(new.filter(|w| actor == "*" || w.actor == *actor).count() as u64)
         }
         Query::Pod(name) | Query::PodPhase(name) => {
             let (ns, name) = namespaced(name);

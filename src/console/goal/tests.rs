@@ -37,6 +37,7 @@ fn the_contracts_examples_parse_and_print_back() {
         "delivered(Heartbeat) > 0 and delivered(MsgApp) >= 0",
         "elections >= 1",
         "new_pods(Running) >= 1 and pods(Pending) == 0",
+        "writes(kubectl) == 1 and writes(*) > 3",
         "pod(web-1).phase == Running",
         "deployment(web).ready == deployment(web).replicas",
         "ever leaders == 2",
@@ -373,7 +374,18 @@ fn kube_facts() {
         "key(/registry/deployments/default/web) exists",
         &base
     ));
+    assert!(holds(
+        &s,
+        "writes(kubectl) == 1 and writes(replicaset-controller) >= 2",
+        &base
+    ));
+    assert!(holds(
+        &s,
+        "writes(*) > writes(kubectl) and start.writes(*) == 0",
+        &base
+    ));
     let later = s.baseline();
+    assert!(holds(&s, "writes(*) == 0", &later));
     assert!(holds(
         &s,
         "new_pods(Running) == 0 and start.pods(Running) == 2",
@@ -408,4 +420,67 @@ fn a_watched_goal_is_looked_at_once_per_event_and_changes_nothing() {
     let seen = looks(&s);
     s.run_for(5_000);
     assert_eq!(looks(&s), seen);
+}
+
+#[test]
+fn counts_since_the_baseline_rewind_with_the_world() {
+    let mut s = session();
+    let base = s.baseline();
+    s.run_for(2_000);
+    let t = s.world.now();
+    s.execute("kill leader", None);
+    s.execute("wait leader", None);
+    assert!(holds(
+        &s,
+        "elections == 1 and leader != start.leader",
+        &base
+    ));
+    let elections = |s: &Session| {
+        let facts = s.world.recent_facts(crate::etcd::FACTS_KEEP * 11);
+        let won = facts
+            .iter()
+            .filter(|f| matches!(f.what, crate::etcd::FactKind::ElectionWon { .. }));
+        won.count()
+    };
+    assert_eq!(elections(&s), 2);
+    s.rewind_to(t).unwrap();
+    assert!(holds(
+        &s,
+        "elections == 0 and leader == start.leader",
+        &base
+    ));
+    assert_eq!(
+        elections(&s),
+        1,
+        "the rewound world's facts end where it does"
+    );
+}
+
+#[test]
+fn ever_sees_the_control_plane_between_its_ticks() {
+    let mut s = session();
+    s.execute("kube up", None);
+    let base = s.baseline();
+    // A new pod is Pending until a kubelet starts it: a moment no command boundary shows.
+    s.watch_goal(
+        Goal::parse("ever pods(Pending) >= 1 and pods(Running) == 2").unwrap(),
+        base,
+    );
+    s.execute(
+        "kubectl create deployment web --image=nginx --replicas=2",
+        None,
+    );
+    assert_eq!(s.goal_met(), Some(false));
+    s.run_for(10_000);
+    assert_eq!(s.goal_met(), Some(true));
+    // Stepping one event at a time between the control plane's ticks is the same run.
+    let mut twin = session();
+    twin.execute("kube up", None);
+    twin.execute(
+        "kubectl create deployment web --image=nginx --replicas=2",
+        None,
+    );
+    twin.run_for(10_000);
+    assert_eq!(twin.world.trace_hash(), s.world.trace_hash());
+    assert_eq!(twin.world.now(), s.world.now());
 }
