@@ -620,6 +620,11 @@ fn expect_is_silent_when_it_holds_and_says_why_when_not() {
         0
     );
     assert!(s.history().iter().all(|e| !e.line.starts_with("expect")));
+    let flag = s.execute("expect --markx", None);
+    assert!(flag.stderr.starts_with("Error: usage: expect"), "{flag:?}");
+    // The goal is read after the shell's expansion, as any command's words are.
+    s.execute("v=$(etcdctl get /a --print-value-only)", None);
+    assert_eq!(s.execute("expect key(/a).value == \"$v\"", None).code, 0);
 }
 
 #[test]

@@ -10,13 +10,16 @@ use std::fmt::Write as _;
 
 /// The goal text: the line after `expect` (and `--mark`), quotes kept, since a goal's strings
 /// are its own (the shell's word splitting would take them away).
-fn goal_text<'a>(call: &Call<'a>) -> &'a str {
+fn goal_text<'a>(call: &Call<'a>, mark: bool) -> &'a str {
     let rest = call.line.trim_start();
     let rest = rest
         .strip_prefix(call.verb.name)
         .unwrap_or(rest)
         .trim_start();
-    rest.strip_prefix("--mark").unwrap_or(rest).trim()
+    match rest.strip_prefix("--mark") {
+        Some(goal) if mark => goal.trim(),
+        _ => rest.trim(),
+    }
 }
 
 /// `expect GOAL`: silent when it holds against the mark; `Error: expect: … is false (…)`
@@ -24,7 +27,7 @@ fn goal_text<'a>(call: &Call<'a>) -> &'a str {
 /// predicates are watched from it.
 pub fn expect(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
     let mark = call.args.first() == Some(&"--mark");
-    let text = goal_text(call);
+    let text = goal_text(call, mark);
     if mark {
         let baseline = s.baseline();
         s.set_mark(baseline.clone());
