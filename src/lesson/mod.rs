@@ -22,22 +22,27 @@
 //!   taken when the step opened), `Runner::answer(Answer::Choice(k) | Answer::Number(n)) ->
 //!   Verdict { right, reveal }`, `Runner::answered()`.
 
+pub mod check;
 pub mod format;
 mod runner;
 pub mod shipped;
 
 pub use format::{Choice, Lesson, Predict, PredictKind, Step, Text, World};
-pub use runner::{LineFailed, Prepare, Runner};
+pub use runner::{Answer, LineFailed, Prepare, Runner, Verdict};
 
-/// A goal or predicate the file gives: one line of text.
+use crate::console::Goal;
+
+/// A goal or a choice's predicate, read by the goal language (`expect`'s).
 fn goal_syntax(text: &str) -> Result<(), String> {
-    if text.trim().is_empty() || text.contains('\n') {
-        return Err("a goal is one line of the goal language".into());
-    }
-    Ok(())
+    Goal::parse(text).map(|_| ()).map_err(|e| e.to_string())
 }
 
-/// The operand of a number question.
+/// The operand of a number question must be one a goal can compare.
 fn operand_syntax(text: &str) -> Result<(), String> {
-    goal_syntax(text)
+    number_goal(text, 0).map(|_| ())
+}
+
+/// "The operand equals `n`", as a goal.
+fn number_goal(operand: &str, n: i64) -> Result<Goal, String> {
+    Goal::parse(&format!("{operand} == {n}")).map_err(|e| e.to_string())
 }
