@@ -17,10 +17,16 @@
 //!   checked).
 //! - [`shipped::all`], [`shipped::find`]`(id)`: the lessons that ship; [`Lesson::parse`]
 //!   `(file, text)`: a teacher's file, with errors naming the file, step and field.
-//! - With the goal language (`crate::console::goal`): `Runner::goal_met() -> bool` and
-//!   `Runner::explain() -> String` (watched after every engine event, against the baseline
-//!   taken when the step opened), `Runner::answer(Answer::Choice(k) | Answer::Number(n)) ->
-//!   Verdict { right, reveal }`, `Runner::answered()`.
+//! - [`Runner::goal_met`] and [`Runner::explain`] (the "why not yet" line): the step's goal,
+//!   watched after every engine event against [`Runner::baseline`], the world as the step
+//!   opened, so it cannot hold before the student acts; a button and a typed command pass
+//!   alike.
+//! - [`Runner::predict`], [`Runner::answer`]`(`[`Answer::Choice`]`(k) | `[`Answer::Number`]`(n))`,
+//!   [`Runner::answered`], [`Runner::verdict`] (right or wrong and the reveal, once the goal
+//!   is met: a choice is right if it is the file's answer, which [`check`] proved is the one
+//!   that holds; a number, if it equals the operand in the world then). Restart forgets the
+//!   answer.
+//! - [`check::check`]`(lesson)`: the proof `raftlab lesson check` prints and CI runs.
 
 pub mod check;
 pub mod format;
