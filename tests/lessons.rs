@@ -43,6 +43,7 @@ lesson_checks! {
     restore => "restore",
     mvcc_history => "mvcc-history",
     healthy_etcd => "healthy-etcd",
+    breaking_raft => "breaking-raft",
 }
 
 fn raftlab(args: &[&str]) -> (String, String, i32) {

@@ -61,6 +61,10 @@ pub const FILES: &[(&str, &str)] = &[
         "14-healthy-etcd.yaml",
         include_str!("../../static/lessons/14-healthy-etcd.yaml"),
     ),
+    (
+        "15-breaking-raft.yaml",
+        include_str!("../../static/lessons/15-breaking-raft.yaml"),
+    ),
 ];
 
 /// The shipped lessons, parsed; a file that does not parse is an error naming it (the unit
