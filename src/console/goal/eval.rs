@@ -175,6 +175,11 @@ fn member_field(world: &Cluster, id: MemberId, f: Field) -> Value {
         Field::LastIndex => count(st.last_index),
         Field::LastTerm => count(st.last_term),
         Field::Revision => Value::Num(st.revision),
+        Field::DbSize | Field::DbSizeInUse => match world.process(id) {
+            Some(m) if f == Field::DbSize => count(m.store.db_size().size_bytes),
+            Some(m) => count(m.store.db_size().in_use_bytes),
+            None => Value::Absent,
+        },
     }
 }
 

@@ -106,10 +106,14 @@ pub enum Field {
     LastIndex,
     LastTerm,
     Revision,
+    /// `endpoint status`'s `dbSize` (the file) and `dbSizeInUse` (pages not on the
+    /// freelist): compaction frees pages, only defrag shrinks the file.
+    DbSize,
+    DbSizeInUse,
 }
 
 impl Field {
-    pub const ALL: [Field; 8] = [
+    pub const ALL: [Field; 10] = [
         Field::State,
         Field::Term,
         Field::Vote,
@@ -118,6 +122,8 @@ impl Field {
         Field::LastIndex,
         Field::LastTerm,
         Field::Revision,
+        Field::DbSize,
+        Field::DbSizeInUse,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -130,6 +136,8 @@ impl Field {
             Field::LastIndex => "last_index",
             Field::LastTerm => "last_term",
             Field::Revision => "revision",
+            Field::DbSize => "db_size",
+            Field::DbSizeInUse => "db_size_in_use",
         }
     }
 }

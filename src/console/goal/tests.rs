@@ -58,7 +58,7 @@ fn errors_say_what_is_wrong() {
     let usage = "usage: expect PRED [and PRED]... | expect --mark [PRED...]";
     for (text, note) in [
         ("", "expected a value or a query, found the end"),
-        ("leader.trm > 1", "unknown field trm in leader.trm (fields: state term vote commit applied last_index last_term revision)"),
+        ("leader.trm > 1", "unknown field trm in leader.trm (fields: state term vote commit applied last_index last_term revision db_size db_size_in_use)"),
         ("leadr == m1", "leadr == m1 compares two values and no query: a misspelt query?"),
         ("leader = m1", "`=` is not an operator (compare with ==)"),
         ("leader ==", "expected a value or a query, found the end"),
@@ -483,4 +483,33 @@ fn ever_sees_the_control_plane_between_its_ticks() {
     twin.run_for(10_000);
     assert_eq!(twin.world.trace_hash(), s.world.trace_hash());
     assert_eq!(twin.world.now(), s.world.now());
+}
+
+/// lessons: `mN.db_size` and `mN.db_size_in_use` are `endpoint status`'s dbSize and
+/// dbSizeInUse: compaction frees pages in the file, defrag of one endpoint shrinks its file.
+#[test]
+fn db_sizes_follow_compaction_and_defrag() {
+    let mut s = session();
+    let value = "v".repeat(4000);
+    for _ in 0..10 {
+        s.execute(&format!("etcdctl put k {value}"), None);
+    }
+    // The followers apply the last put with the leader's next message.
+    s.execute("wait 500ms", None);
+    let base = s.baseline();
+    assert!(holds(
+        &s,
+        "m1.db_size > 0 and m1.db_size >= m1.db_size_in_use",
+        &base
+    ));
+    s.execute("etcdctl compaction 11", None);
+    assert!(holds(
+        &s,
+        "m1.db_size_in_use < start.m1.db_size_in_use",
+        &base
+    ));
+    assert!(holds(&s, "m1.db_size == start.m1.db_size", &base));
+    s.execute("etcdctl defrag", None);
+    assert!(holds(&s, "m1.db_size < start.m1.db_size", &base));
+    assert!(holds(&s, "m2.db_size > m1.db_size", &base));
 }
