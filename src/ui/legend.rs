@@ -92,16 +92,29 @@ fn card_corner(targets: &[Rect], (w, h): (f64, f64)) -> (f64, f64) {
         .unwrap_or((right, bottom))
 }
 
-/// Measures the items again when the window changes size.
+fn measure_all() -> Vec<Option<Rect>> {
+    ITEMS.iter().map(|(_, sel, _)| measure(sel)).collect()
+}
+
+/// Measures the items after every render of the page (the legend reads the page's context,
+/// so it renders with it) and when the window changes size: the markers stay on the things
+/// they explain.
 #[hook]
 fn use_measured() -> Vec<Option<Rect>> {
     let rects = use_state(Vec::new);
     {
         let rects = rects.clone();
+        use_effect(move || {
+            let now = measure_all();
+            if *rects != now {
+                rects.set(now);
+            }
+        });
+    }
+    {
+        let rects = rects.clone();
         use_effect_with((), move |_| {
-            let update = move || rects.set(ITEMS.iter().map(|(_, sel, _)| measure(sel)).collect());
-            update();
-            let listener = Closure::<dyn Fn()>::new(update);
+            let listener = Closure::<dyn Fn()>::new(move || rects.set(measure_all()));
             let window = web_sys::window();
             if let Some(w) = &window {
                 let _ =
