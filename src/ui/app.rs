@@ -14,7 +14,7 @@ use super::share_panel;
 use super::status;
 use super::tabs;
 use super::view::{Action, View};
-use super::{cluster, members, panels};
+use super::{cluster, legend, members, onboarding, panels};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -27,15 +27,8 @@ pub fn start() {
 #[component]
 fn App() -> Html {
     let page = page::use_page();
-    let speed = page.view.speed();
-    {
-        let d = page.dispatcher();
-        frames::use_animation_frames(
-            page.view.playing,
-            Callback::from(move |real_ms| d.dispatch(Msg::Frame { real_ms, speed })),
-        );
-    }
-    use_shortcuts(page.dispatcher());
+    use_clock(&page);
+    use_shortcuts(page.dispatcher(), page.view.legend);
     page::use_remembered_preferences(page.view.lang, page.view.presenter);
     use_recovery(&page);
     html! {
@@ -45,13 +38,33 @@ fn App() -> Html {
     }
 }
 
-/// Space: play/pause, N: step, /: the console, Esc: close the message inspector. Only when
-/// no text field has the focus.
+/// The animation clock: each frame plays the run at the view's speed for the world as it is
+/// (slow motion), and tells the view when the leader changed (to pause there if asked).
 #[hook]
-fn use_shortcuts(d: Dispatch) {
-    use_effect_with((), move |_| {
+fn use_clock(page: &Page) {
+    let speed = page.view.speed_in(page.lab.borrow().world());
+    let (d, lab) = (page.dispatcher(), page.lab.clone());
+    frames::use_animation_frames(
+        page.view.playing,
+        Callback::from(move |real_ms| {
+            let before = lab.borrow().world().leader();
+            d.dispatch(Msg::Frame { real_ms, speed });
+            let after = lab.borrow().world().leader();
+            if after.is_some() && after != before {
+                d.dispatch(Action::LeaderChanged);
+            }
+        }),
+    );
+}
+
+/// Space: play/pause, N: step, /: the console drawer, ?: the legend, Esc: close what is
+/// open. Only when no text field has the focus.
+#[hook]
+fn use_shortcuts(d: Dispatch, legend_open: bool) {
+    use_effect_with(legend_open, move |legend_open| {
+        let legend_open = *legend_open;
         let listener = Closure::<dyn Fn(KeyboardEvent)>::new(move |e: KeyboardEvent| {
-            if let Some(msg) = shortcut(&e) {
+            if let Some(msg) = shortcut(&e, legend_open) {
                 d.dispatch(msg);
             }
         });
@@ -72,7 +85,7 @@ fn use_shortcuts(d: Dispatch) {
 }
 
 /// What a key pressed outside the text fields asks for (and keeps from the browser).
-fn shortcut(e: &KeyboardEvent) -> Option<Msg> {
+fn shortcut(e: &KeyboardEvent, legend_open: bool) -> Option<Msg> {
     if e.ctrl_key() || e.meta_key() || e.alt_key() {
         return None;
     }
@@ -93,8 +106,10 @@ fn shortcut(e: &KeyboardEvent) -> Option<Msg> {
         "/" => {
             e.prevent_default();
             dom::focus("console-input");
-            None
+            Some(Action::SetDrawer(true).into())
         }
+        "?" => Some(Action::ShowLegend(!legend_open).into()),
+        "Escape" if legend_open => Some(Action::ShowLegend(false).into()),
         "Escape" => Some(Action::SelectMessage(None).into()),
         _ => None,
     }
@@ -125,14 +140,20 @@ fn use_recovery(page: &Page) {
     });
 }
 
-/// The layout: header, notices, the cluster, the side panels, the console, the events.
+/// The layout: header, notices; the cluster, the quorum line and the latest events on the
+/// left, the side panels on the right; the console as a drawer along the bottom; the start
+/// card, the legend and the restart question over them.
 #[component]
 fn Stage() -> Html {
     let page = use_context::<Page>();
     let console_node = use_node_ref();
     let transcript_end = page.as_ref().map(|p| {
         let lab = p.lab.borrow();
-        (lab.transcript().len(), lab.transcript().last().cloned())
+        (
+            lab.transcript().len(),
+            lab.transcript().last().cloned(),
+            (p.view.drawer, p.view.presenter),
+        )
     });
     {
         let node = console_node.clone();
@@ -151,11 +172,46 @@ fn Stage() -> Html {
             { header::render(&lab, view, &d) }
             { notices(&lab, view, &d) }
             <main class="stage">
-                { cluster_panel(&lab, view, &d) }
+                <div class="left">
+                    { cluster_panel(&lab, view, &d) }
+                    { status::events(lab.world(), &lab.violations(), view.lang) }
+                </div>
                 { side(&lab, view, &d) }
-                { console_panel(&lab, view.lang, console_node, &d) }
-                { status::events(lab.world(), &lab.violations(), view.lang) }
             </main>
+            { console_panel(&lab, view, console_node, &d) }
+            if view.legend {
+                <legend::Legend lang={view.lang} />
+            }
+            if let Some(msg) = &view.confirm {
+                { confirm_restart(msg, view.lang, &d) }
+            }
+        </div>
+    }
+}
+
+/// "Start over?" before a change drops the run's commands.
+fn confirm_restart(msg: &Msg, lang: Lang, d: &Dispatch) -> Html {
+    let yes = {
+        let (d, msg) = (d.clone(), msg.clone());
+        Callback::from(move |_: MouseEvent| {
+            d.dispatch(Action::Answered);
+            d.dispatch_confirmed(msg.clone());
+        })
+    };
+    let no = {
+        let d = d.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(Action::Answered))
+    };
+    html! {
+        <div class="modal-backdrop">
+            <div class="modal" role="alertdialog" aria-modal="true" aria-labelledby="confirm-title" data-confirm="restart">
+                <h2 id="confirm-title">{ t(lang, Text::RestartTitle) }</h2>
+                <p>{ t(lang, Text::RestartBody) }</p>
+                <div class="button-row">
+                    <button class="danger" data-answer="yes" onclick={yes}>{ t(lang, Text::RestartYes) }</button>
+                    <button class="primary" data-answer="no" onclick={no} autofocus=true>{ t(lang, Text::RestartNo) }</button>
+                </div>
+            </div>
         </div>
     }
 }
@@ -188,7 +244,7 @@ fn cluster_panel(lab: &Lab, view: &View, d: &Dispatch) -> Html {
     let (world, lang) = (lab.world(), view.lang);
     html! {
         <section class="cluster-panel panel" aria-label={t(lang, Text::Cluster)}>
-            { status::clock(world, lang) }
+            { status::clock(world, view, d) }
             <div class="cluster-wrap">
                 { cluster::render_cluster(world, lang, view.selected_message, select_message(d)) }
                 if let Some(id) = view.selected_message {
@@ -204,7 +260,10 @@ fn side(lab: &Lab, view: &View, d: &Dispatch) -> Html {
     let send_line = send_line(d);
     html! {
         <section class="side">
-            <div class="panel">{ members::render(lab.world(), view.lang, &send_line) }</div>
+            if onboarding::is_open(view) {
+                { onboarding::card(lab, view, d) }
+            }
+            <div class="panel members-panel">{ members::render(lab.world(), view.lang, &send_line) }</div>
             <div class="panel tabs-panel">
                 { tabs::tabs(view.tab, view.lang, d) }
                 <div class="tab-body" role="tabpanel">
@@ -220,7 +279,10 @@ fn send_line(d: &Dispatch) -> Callback<String> {
     Callback::from(move |line: String| d.dispatch(Msg::Command(line)))
 }
 
-fn console_panel(lab: &Lab, lang: Lang, node: NodeRef, d: &Dispatch) -> Html {
+/// The console, as a drawer: closed it shows its input and last lines; `/` or its handle
+/// opens it over the stage.
+fn console_panel(lab: &Lab, view: &View, node: NodeRef, d: &Dispatch) -> Html {
+    let (lang, open) = (view.lang, view.drawer);
     let member_names: Vec<String> = lab
         .world()
         .member_ids()
@@ -231,10 +293,16 @@ fn console_panel(lab: &Lab, lang: Lang, node: NodeRef, d: &Dispatch) -> Html {
         let d = d.clone();
         Callback::from(move |_: MouseEvent| d.dispatch(Msg::ClearConsole))
     };
+    let toggle = {
+        let d = d.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(Action::SetDrawer(!open)))
+    };
     html! {
-        <section class="console panel">
+        <section class={classes!("console", "panel", "drawer", open.then_some("open"))}
+            data-drawer={if open { "open" } else { "closed" }} aria-label={t(lang, Text::Console)}>
             <div class="panel-head">
-                <h2>{ t(lang, Text::Console) }</h2>
+                <button class="drawer-handle" data-action="drawer" aria-expanded={open.to_string()} onclick={toggle}>
+                    <span aria-hidden="true">{ if open { "▾ " } else { "▴ " } }</span>{ t(lang, Text::Console) }</button>
                 <span class="muted keys">{ t(lang, Text::Shortcuts) }</span>
                 <button class="small" data-action="clear-console" onclick={clear}>
                     { t(lang, Text::Clear) }</button>

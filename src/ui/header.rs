@@ -59,12 +59,12 @@ fn simulation_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
                 <button class="primary play" data-action="play" onclick={send(d, || Msg::Play)}>{ icon("M7 4l13 8-13 8z") }{ t(lang, Text::Play) }</button>
             }
             <button data-action="step" onclick={send(d, || Msg::Step)}>{ icon("M5 4l11 8-11 8zM17 4h3v16h-3z") }{ t(lang, Text::Step) }</button>
-            <label class="speed">{ t(lang, Text::Speed) }
+            <label class="speed"><span class="label-text">{ t(lang, Text::Speed) }</span>
                 <input type="range" min="-2" max="2" step="0.1" data-control="speed"
                     value={format!("{:.1}", view.speed_log10)} oninput={on_speed} />
                 <output>{ format_speed(view.speed()) }</output>
             </label>
-            <label class="time">{ t(lang, Text::Time) }
+            <label class="time"><span class="label-text">{ t(lang, Text::Time) }</span>
                 <input type="range" min="0" max={horizon.to_string()} step="1" data-control="time"
                     class={classes!(lab.is_behind().then_some("has-future"))}
                     value={now.to_string()} onchange={on_time} onpointerdown={hold}
@@ -81,6 +81,7 @@ fn simulation_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
 
 fn run_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
     let (lang, presenter, settings) = (view.lang, view.presenter, lab.settings());
+    let asking = view.confirm.is_some();
     let on_members = {
         let d = d.clone();
         Callback::from(move |e: Event| {
@@ -105,22 +106,33 @@ fn run_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
     };
     html! {
         <div class="controls" role="toolbar" aria-label="run">
-            <label>{ t(lang, Text::Members) }
-                <select data-control="members" onchange={on_members}>
+            <label><span class="label-text">{ t(lang, Text::Members) }</span>
+                // Keyed by the restart question: a "no" puts back the run's own value.
+                <select data-control="members" onchange={on_members} key={format!("members-{asking}")}>
                     { for (1..=crate::etcd::MAX_MEMBERS).map(|n| html! {
                         <option value={n.to_string()} selected={n == settings.members}>{ n }</option>
                     }) }
                 </select>
             </label>
-            <label>{ t(lang, Text::Seed) }
-                <input class="seed" type="number" min="0" data-control="seed" value={settings.seed.to_string()} onchange={on_seed} />
+            <label><span class="label-text">{ t(lang, Text::Seed) }</span>
+                <input class="seed" type="number" min="0" data-control="seed" value={settings.seed.to_string()} onchange={on_seed}
+                    key={format!("seed-{asking}")} />
             </label>
             <button data-action="reset" onclick={send(d, || Msg::Reset)}>{ "↺ " }{ t(lang, Text::Reset) }</button>
+            <button data-action="onboarding" aria-pressed={super::onboarding::is_open(view).to_string()}
+                onclick={start_here(d, view)}>{ t(lang, Text::StartHere) }</button>
+            <button data-action="legend" aria-pressed={view.legend.to_string()} aria-label={t(lang, Text::LegendTitle)}
+                title={t(lang, Text::LegendTitle)} onclick={send(d, || Action::ShowLegend(true).into())}>{ "?" }</button>
             <button data-action="presenter" aria-pressed={presenter.to_string()}
                 onclick={send(d, move || Action::SetPresenter(!presenter).into())}>{ t(lang, Text::Presenter) }</button>
             <button data-action="lang" onclick={send(d, move || Action::SetLang(lang.other()).into())}>{ t(lang, Text::Language) }</button>
         </div>
     }
+}
+
+fn start_here(d: &Dispatch, view: &View) -> Callback<MouseEvent> {
+    let (d, open) = (d.clone(), super::onboarding::is_open(view));
+    Callback::from(move |_: MouseEvent| super::onboarding::show(&d, !open))
 }
 
 /// A 24×24 icon from one SVG path (no icon font: glyphs are missing on many projectors' PCs).

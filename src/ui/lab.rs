@@ -69,6 +69,17 @@ impl From<Action> for Msg {
     }
 }
 
+impl Msg {
+    /// This message starts the run over (the messages `Lab::apply` restarts on; a test
+    /// keeps the two lists equal), so the page asks first when the run has history to lose.
+    pub fn restarts(&self) -> bool {
+        matches!(
+            self,
+            Msg::SetMembers(_) | Msg::SetSeed(_) | Msg::SetSwitch(..) | Msg::Reset
+        )
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Lab {
     settings: Settings,

@@ -27,11 +27,15 @@ mod kube_panel;
 #[cfg(target_arch = "wasm32")]
 mod lamport;
 #[cfg(target_arch = "wasm32")]
+mod legend;
+#[cfg(target_arch = "wasm32")]
 mod logs;
 #[cfg(target_arch = "wasm32")]
 mod members;
 #[cfg(target_arch = "wasm32")]
 mod network;
+#[cfg(target_arch = "wasm32")]
+mod onboarding;
 #[cfg(target_arch = "wasm32")]
 mod page;
 #[cfg(target_arch = "wasm32")]

@@ -36,8 +36,19 @@ impl PartialEq for Dispatch {
 
 impl Dispatch {
     pub fn dispatch(&self, msg: impl Into<Msg>) {
+        let msg = msg.into();
+        // A change that starts over asks first when commands would be lost (issue 17).
+        if msg.restarts() && has_history(&self.lab.borrow()) {
+            self.view.dispatch(Action::Confirm(Box::new(msg)));
+            return;
+        }
+        self.dispatch_confirmed(msg);
+    }
+
+    /// `dispatch` without the question: the user said yes.
+    pub fn dispatch_confirmed(&self, msg: Msg) {
         // The borrow ends before the view reduces, so a render it triggers can read the run.
-        let action = self.lab.borrow_mut().apply(msg.into());
+        let action = self.lab.borrow_mut().apply(msg);
         self.view.dispatch(action);
     }
 
@@ -46,6 +57,15 @@ impl Dispatch {
         let d = self.clone();
         Callback::from(move |_: MouseEvent| d.dispatch(Msg::Command(line.clone())))
     }
+}
+
+/// The run holds commands of the user's (or of a shared script), beyond the page's own
+/// network setup that every fresh run starts with.
+fn has_history(lab: &Lab) -> bool {
+    lab.session()
+        .history()
+        .iter()
+        .any(|e| e.line != lab::UI_NETWORK_SETUP)
 }
 
 /// The context every part of the page reads: the run, the view, and where to send messages.

@@ -2,12 +2,17 @@
 //! invariant violations, narrated.
 
 use super::i18n::{narrate, t, Lang, Text};
+use super::lab::Msg;
+use super::page::Dispatch;
+use super::view::{self, Action, View, REPLAY_LEAD_MS};
 use crate::check::Violation;
 use crate::etcd::Cluster as World;
 use yew::prelude::*;
 
-pub fn clock(world: &World, lang: Lang) -> Html {
+pub fn clock(world: &World, view: &View, d: &Dispatch) -> Html {
+    let lang = view.lang;
     html! {
+        <div class="clock-row">
         <div class="clock">
             <span class="label">{ t(lang, Text::VirtualTime) }</span>
             <span class="value" data-sim-time={world.now().to_string()}>{ format!("{:.2} s", world.now() as f64 / 1000.0) }</span>
@@ -16,6 +21,45 @@ pub fn clock(world: &World, lang: Lang) -> Html {
                 None => t(lang, Text::NoLeader).to_string(),
             } }</span>
             <span class="inflight">{ format!("{} {}", world.in_flight().len(), t(lang, Text::InFlight)) }</span>
+        </div>
+        { slow_motion_tools(world, view, d) }
+        </div>
+    }
+}
+
+/// Back through the time slider to just before the last election began, then play it in
+/// slow motion. None before the first election.
+pub fn replay_last_election(world: &World, d: &Dispatch) -> Option<Callback<MouseEvent>> {
+    let start = view::last_election_start(world)?.saturating_sub(REPLAY_LEAD_MS);
+    let d = d.clone();
+    Some(Callback::from(move |_: MouseEvent| {
+        d.dispatch(Msg::Scrub(start));
+        d.dispatch(Action::SetSlowMotion(true));
+        d.dispatch(Msg::Play);
+    }))
+}
+
+/// Slow motion, "pause when the leader changes" and "replay the last election".
+fn slow_motion_tools(world: &World, view: &View, d: &Dispatch) -> Html {
+    let lang = view.lang;
+    let (slow, pause_on_change) = (view.slow_motion_on(), view.pause_on_leader_change);
+    let slowing = slow && view.playing && view::worth_slowing(world);
+    let toggle = |action: Action| {
+        let d = d.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(action.clone()))
+    };
+    let replay = replay_last_election(world, d);
+    html! {
+        <div class="tools" role="group" aria-label={t(lang, Text::SlowMotion)}>
+            <button class={classes!("toggle", slow.then_some("on"))} data-slowmo={if slow { "on" } else { "off" }}
+                data-slowmo-active={slowing.to_string()} aria-pressed={slow.to_string()}
+                title={t(lang, Text::SlowMotionHelp)} onclick={toggle(Action::SetSlowMotion(!slow))}>
+                { t(lang, if slowing { Text::SlowMotionActive } else { Text::SlowMotion }) }</button>
+            <button class={classes!("toggle", pause_on_change.then_some("on"))} data-control="pause-on-leader"
+                aria-pressed={pause_on_change.to_string()} onclick={toggle(Action::SetPauseOnLeaderChange(!pause_on_change))}>
+                { t(lang, Text::PauseOnLeader) }</button>
+            <button data-action="replay-election" disabled={replay.is_none()} onclick={replay.unwrap_or_default()}
+                title={t(lang, Text::ReplayElectionHelp)}>{ t(lang, Text::ReplayElection) }</button>
         </div>
     }
 }
@@ -29,13 +73,16 @@ pub fn quorum_meter(world: &World, lang: Lang) -> Html {
         view.writes_commit,
     );
     let tolerated = view.tolerated_failures;
+    // Before the first election "cannot commit" is true but reads as a fault: say what is
+    // going on instead.
+    let electing = !ok && super::view::never_led(world);
     let rule = if view.joint {
         format!("{} = {quorum}", t(lang, Text::Quorum))
     } else {
         format!("{} = ⌊{total}/2⌋+1 = {quorum}", t(lang, Text::Quorum))
     };
     html! {
-        <div class={classes!("quorum", if ok { "ok" } else { "blocked" })} data-quorum={quorum.to_string()}
+        <div class={classes!("quorum", if ok { "ok" } else if electing { "electing" } else { "blocked" })} data-quorum={quorum.to_string()}
              data-reachable={reachable.to_string()} data-voters={total.to_string()} data-writes={if ok { "commit" } else { "blocked" }}>
             <div class="pips" aria-hidden="true">
                 { for (0..total).map(|i| html! {
@@ -45,7 +92,11 @@ pub fn quorum_meter(world: &World, lang: Lang) -> Html {
             <div class="quorum-text">
                 <strong>{ rule }</strong>
                 { format!(" · {} {reachable}/{total} · ", t(lang, Text::Reachable)) }
-                <span class="verdict">{ if ok { "✓ " } else { "✕ " } }{ t(lang, if ok { Text::WritesCommit } else { Text::WritesBlocked }) }</span>
+                if electing {
+                    <span class="verdict electing" data-electing="">{ t(lang, Text::ElectingLeader) }</span>
+                } else {
+                    <span class="verdict">{ if ok { "✓ " } else { "✕ " } }{ t(lang, if ok { Text::WritesCommit } else { Text::WritesBlocked }) }</span>
+                }
                 <span class="tolerates">{ tolerance(lang, total, tolerated) }</span>
             </div>
         </div>

@@ -3,11 +3,20 @@
 //! action; the run (`super::lab::Lab`) lives beside it and reports what it did as an action.
 
 use super::i18n::Lang;
-use crate::base::MemberId;
+use super::lab::Msg;
+use crate::base::{MemberId, Millis};
+use crate::etcd::Cluster as World;
+use crate::raft::{NodeEvent, RoleName};
 
 pub const DEFAULT_SPEED_LOG10: f64 = -0.7; // 0.2×: slow enough to see a heartbeat travel
 const SPEED_LOG10_MIN: f64 = -2.0;
 const SPEED_LOG10_MAX: f64 = 2.0;
+/// Slow motion plays the moments that matter ten times slower than the chosen speed: at the
+/// default 0.2× an election (about 120 virtual ms) then lasts some 6 s instead of 0.6 s.
+pub const SLOW_MOTION_FACTOR: f64 = 0.1;
+/// "Replay the last election" starts this long before the first campaign of it, so the class
+/// sees the election timer run out.
+pub const REPLAY_LEAD_MS: Millis = 250;
 
 /// A message for the user that is not console output (a bad URL, an import, a download).
 #[derive(Clone, Debug, PartialEq)]
@@ -60,6 +69,19 @@ pub struct View {
     /// The message whose fields are shown (clicked in the cluster or the diagram).
     pub selected_message: Option<u64>,
     pub notice: Option<Notice>,
+    /// Slow motion around elections and proposals; None: the mode's default (on when
+    /// presenting).
+    pub slow_motion: Option<bool>,
+    /// Pause the run when the leader changes.
+    pub pause_on_leader_change: bool,
+    /// The "start here" card; None: as the visitor left it (remembered by the page).
+    pub onboarding: Option<bool>,
+    /// The "?" legend drawn over the picture.
+    pub legend: bool,
+    /// The console drawer is open (it always shows its input and last lines).
+    pub drawer: bool,
+    /// A change that would start the run over, waiting for the user's yes.
+    pub confirm: Option<Box<Msg>>,
 }
 
 /// How a scrub of the time slider went.
@@ -96,6 +118,17 @@ pub enum Action {
     Loaded(Option<String>),
     /// The run moved on; nothing the view holds changed.
     Refresh,
+    SetSlowMotion(bool),
+    SetPauseOnLeaderChange(bool),
+    /// The leader changed while the run played (pauses it when asked to).
+    LeaderChanged,
+    ShowOnboarding(bool),
+    ShowLegend(bool),
+    SetDrawer(bool),
+    /// Ask before this change starts the run over (it has history to lose).
+    Confirm(Box<Msg>),
+    /// The question was answered (the change itself is sent apart when the answer is yes).
+    Answered,
 }
 
 impl View {
@@ -111,6 +144,25 @@ impl View {
             log_focus: None,
             selected_message: None,
             notice: None,
+            slow_motion: None,
+            pause_on_leader_change: false,
+            onboarding: None,
+            legend: false,
+            drawer: false,
+            confirm: None,
+        }
+    }
+
+    pub fn slow_motion_on(&self) -> bool {
+        self.slow_motion.unwrap_or(self.presenter)
+    }
+
+    /// The speed the run plays at now: slower while something worth watching happens.
+    pub fn speed_in(&self, world: &World) -> f64 {
+        if self.slow_motion_on() && worth_slowing(world) {
+            self.speed() * SLOW_MOTION_FACTOR
+        } else {
+            self.speed()
         }
     }
 
@@ -162,8 +214,79 @@ pub fn reduce(mut view: View, action: Action) -> View {
             }
         }
         Action::Refresh => {}
+        Action::SetSlowMotion(on) => view.slow_motion = Some(on),
+        Action::SetPauseOnLeaderChange(on) => view.pause_on_leader_change = on,
+        Action::LeaderChanged => {
+            if view.pause_on_leader_change {
+                view.playing = false;
+            }
+        }
+        Action::ShowOnboarding(on) => view.onboarding = Some(on),
+        Action::ShowLegend(on) => {
+            view.legend = on;
+            if on {
+                view.playing = false; // the legend points at things that must hold still
+            }
+        }
+        Action::SetDrawer(open) => view.drawer = open,
+        Action::Confirm(msg) => view.confirm = Some(msg),
+        Action::Answered => view.confirm = None,
     }
     view
+}
+
+/// Slow motion's moments: a member campaigns (pre-candidate or candidate), or the leader
+/// holds an entry not yet committed (a proposal on its way to a quorum).
+pub fn worth_slowing(world: &World) -> bool {
+    world.processes().any(|(_, m)| {
+        m.node().is_some_and(|n| match n.role_name() {
+            RoleName::PreCandidate | RoleName::Candidate => true,
+            RoleName::Leader => n.log().last_index() > n.log().committed,
+            RoleName::Follower => false,
+        })
+    })
+}
+
+fn leader_events(world: &World) -> impl Iterator<Item = (Millis, MemberId, u64)> + '_ {
+    world.processes().flat_map(|(id, m)| {
+        m.events().iter().filter_map(move |e| match e.event {
+            NodeEvent::BecameRole {
+                role: RoleName::Leader,
+                term,
+            } => Some((e.time_ms, id, term)),
+            _ => None,
+        })
+    })
+}
+
+/// No member has become leader yet in this run (as the members' own narration says).
+pub fn never_led(world: &World) -> bool {
+    world.leader().is_none() && leader_events(world).next().is_none()
+}
+
+/// When the last won election began: the winner's campaign for that term (its pre-vote when
+/// the role change just before it was one). None before the first election.
+pub fn last_election_start(world: &World) -> Option<Millis> {
+    let (won_ms, winner, term) = leader_events(world).max_by_key(|(t, _, term)| (*term, *t))?;
+    let events = world.process(winner)?.events();
+    let roles: Vec<(Millis, RoleName, u64)> = events
+        .iter()
+        .filter(|e| e.time_ms <= won_ms)
+        .filter_map(|e| match e.event {
+            NodeEvent::BecameRole { role, term } => Some((e.time_ms, role, term)),
+            _ => None,
+        })
+        .collect();
+    let at = roles
+        .iter()
+        .rposition(|&(_, role, t)| role == RoleName::Candidate && t == term);
+    Some(match at {
+        Some(i) => match i.checked_sub(1).map(|p| roles[p]) {
+            Some((pre_ms, RoleName::PreCandidate, _)) => pre_ms,
+            _ => roles[i].0,
+        },
+        None => won_ms,
+    })
 }
 
 #[cfg(test)]
@@ -283,5 +406,128 @@ mod tests {
         assert!(view.presenter && view.follow);
         assert_eq!(view.kv_member, Some(member));
         assert!(!reduce(view, Action::Follow(false)).follow);
+    }
+
+    #[test]
+    fn slow_motion_is_the_presenters_default_and_a_switch() {
+        assert!(!fresh().slow_motion_on());
+        let presenting = View::new(Lang::En, true);
+        assert!(presenting.slow_motion_on());
+        assert!(!reduce(presenting, Action::SetSlowMotion(false)).slow_motion_on());
+        assert!(after(vec![Action::SetSlowMotion(true)]).slow_motion_on());
+    }
+
+    #[test]
+    fn pausing_on_a_new_leader_only_when_asked() {
+        assert!(after(vec![Action::LeaderChanged]).playing);
+        let asked = after(vec![
+            Action::SetPauseOnLeaderChange(true),
+            Action::LeaderChanged,
+        ]);
+        assert!(!asked.playing);
+    }
+
+    #[test]
+    fn the_legend_holds_the_picture_still_and_the_question_comes_and_goes() {
+        let view = after(vec![Action::ShowLegend(true)]);
+        assert!(view.legend && !view.playing);
+        assert!(!reduce(view, Action::ShowLegend(false)).legend);
+        let asking = after(vec![Action::Confirm(Box::new(Msg::SetSeed(4)))]);
+        assert_eq!(asking.confirm.as_deref(), Some(&Msg::SetSeed(4)));
+        assert_eq!(reduce(asking, Action::Answered).confirm, None);
+        let open = after(vec![Action::SetDrawer(true), Action::ShowOnboarding(false)]);
+        assert!(open.drawer);
+        assert_eq!(open.onboarding, Some(false));
+    }
+
+    #[test]
+    fn exactly_the_messages_that_start_over_ask_first() {
+        use super::super::lab::Lab;
+        use crate::etcd::{ClusterConfig, Switch};
+        let restarting = [
+            Msg::SetMembers(5),
+            Msg::SetSeed(3),
+            Msg::SetSwitch(Switch::PreVote, false),
+            Msg::Reset,
+        ];
+        let others = [Msg::Step, Msg::Play, Msg::Command("wait leader".into())];
+        let mut lab = Lab::new(ClusterConfig::default());
+        for msg in restarting {
+            assert!(msg.restarts(), "{msg:?}");
+            assert_eq!(lab.apply(msg), Action::NewRun);
+        }
+        for msg in others {
+            assert!(!msg.restarts(), "{msg:?}");
+            assert_ne!(lab.apply(msg), Action::NewRun);
+        }
+    }
+
+    fn world() -> World {
+        crate::etcd::ClusterConfig::new(3, 1).build()
+    }
+
+    #[test]
+    fn before_the_first_election_nobody_has_led() {
+        let mut w = world();
+        assert!(never_led(&w));
+        assert_eq!(last_election_start(&w), None);
+        w.run_until_cond(10_000, |w| w.leader().is_some());
+        assert!(!never_led(&w));
+        let leader = w.leader().expect("a leader");
+        w.kill(leader).expect("kill");
+        assert!(
+            !never_led(&w),
+            "a leader existed: no leader now is a failure"
+        );
+    }
+
+    #[test]
+    fn slow_motion_moments_are_campaigns_and_proposals() {
+        let mut w = world();
+        let campaigning = w.run_until_cond(10_000, worth_slowing);
+        assert!(campaigning, "the first election campaigns");
+        assert!(w.processes().any(|(_, m)| m
+            .node()
+            .is_some_and(|n| n.role_name() != RoleName::Follower)));
+        w.run_until_cond(10_000, |w| w.leader().is_some() && !worth_slowing(w));
+        assert!(!worth_slowing(&w), "a quiet leader is not worth slowing");
+        let leader = w.leader().expect("a leader");
+        w.propose(leader, b"x".to_vec()).expect("propose");
+        assert!(worth_slowing(&w), "a proposal on its way to a quorum");
+    }
+
+    #[test]
+    fn the_last_election_starts_with_the_winners_campaign() {
+        let mut w = world();
+        w.run_until_cond(10_000, |w| w.leader().is_some());
+        let first = last_election_start(&w).expect("an election");
+        assert!(first < w.now());
+        let leader = w.leader().expect("a leader");
+        w.kill(leader).expect("kill");
+        let killed_at = w.now();
+        w.run_until_cond(20_000, |w| w.leader().is_some());
+        let second = last_election_start(&w).expect("a second election");
+        assert!(
+            second > killed_at && second < w.now(),
+            "{killed_at} < {second} < {}",
+            w.now()
+        );
+        let winner = w.leader().expect("the new leader");
+        let campaigned = w
+            .process(winner)
+            .expect("its process")
+            .events()
+            .iter()
+            .any(|e| {
+                e.time_ms == second
+                    && matches!(
+                        e.event,
+                        NodeEvent::BecameRole {
+                            role: RoleName::PreCandidate | RoleName::Candidate,
+                            ..
+                        }
+                    )
+            });
+        assert!(campaigned, "the start is the winner's own campaign");
     }
 }
