@@ -6,6 +6,7 @@ mod client;
 mod cluster;
 mod data_dir;
 mod member;
+mod partition_view;
 mod quorum_view;
 mod snapshot_file;
 mod switches;
@@ -26,6 +27,7 @@ pub use member::{
     describe_entry, Applied, Attributes, Identity, LogEvent, Member, Proposal, CLUSTER_VERSION,
     SERVER_VERSION,
 };
+pub use partition_view::PartitionView;
 pub use quorum_view::QuorumView;
 pub use snapshot_file::{snapshot_file_status, SnapshotFileError, SnapshotStatus};
 pub use switches::Switch;
