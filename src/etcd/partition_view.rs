@@ -32,7 +32,8 @@ impl PartitionView {
             while i < group.len() {
                 let a = group[i];
                 for b in members {
-                    if !group.contains(b) && !(blocked(a, *b) && blocked(*b, a)) {
+                    let linked = !blocked(a, *b) || !blocked(*b, a);
+                    if linked && !group.contains(b) {
                         group.push(*b);
                     }
                 }
@@ -41,8 +42,13 @@ impl PartitionView {
             group.sort();
             groups.push(group);
         }
-        let same_group = |a: &MemberId, b: &MemberId| groups.iter().any(|g| g.contains(a) && g.contains(b));
-        let pairs = || members.iter().flat_map(|a| members.iter().map(move |b| (*a, *b)));
+        let same_group =
+            |a: &MemberId, b: &MemberId| groups.iter().any(|g| g.contains(a) && g.contains(b));
+        let pairs = || {
+            members
+                .iter()
+                .flat_map(|a| members.iter().map(move |b| (*a, *b)))
+        };
         let inside: Vec<(MemberId, MemberId)> = pairs()
             .filter(|(a, b)| a != b && same_group(a, b) && blocked(*a, *b))
             .collect();

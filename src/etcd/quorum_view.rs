@@ -137,7 +137,14 @@ mod tests {
     #[test]
     fn failures_already_suffered_leave_fewer_to_tolerate() {
         // (voters, reachable, more failures tolerated)
-        for (n, up, more) in [(3, 3, 1), (3, 2, 0), (3, 1, 0), (5, 5, 2), (5, 4, 1), (5, 2, 0)] {
+        for (n, up, more) in [
+            (3, 3, 1),
+            (3, 2, 0),
+            (3, 1, 0),
+            (5, 5, 2),
+            (5, 4, 1),
+            (5, 2, 0),
+        ] {
             let all: Vec<u64> = (1..=n).collect();
             let up: Vec<u64> = (1..=up).collect();
             let view = QuorumView::of(&JointConfig::simple(ids(&all)), &ids(&up), true);

@@ -104,11 +104,25 @@ impl SnapshotRequest {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
 pub enum NodeEvent {
-    BecameRole { role: RoleName, term: Term },
-    Voted { candidate: MemberId, term: Term },
-    SteppedDown { term: Term, reason: &'static str },
-    OverwroteCommitted { index: Index },
-    Configuration { index: Index, change: String },
+    BecameRole {
+        role: RoleName,
+        term: Term,
+    },
+    Voted {
+        candidate: MemberId,
+        term: Term,
+    },
+    SteppedDown {
+        term: Term,
+        reason: &'static str,
+    },
+    OverwroteCommitted {
+        index: Index,
+    },
+    Configuration {
+        index: Index,
+        change: String,
+    },
     /// A voter did not grant a (pre-)vote: `term` is the one the candidate asked for.
     RefusedVote {
         candidate: MemberId,
@@ -175,7 +189,10 @@ impl fmt::Display for NodeEvent {
                 reason,
             } => {
                 let what = if *pre { "pre-vote" } else { "vote" };
-                write!(f, "refused the {what} of {candidate} for term {term}: {reason}")
+                write!(
+                    f,
+                    "refused the {what} of {candidate} for term {term}: {reason}"
+                )
             }
         }
     }

@@ -4,7 +4,7 @@
 use super::i18n::{t, Text};
 use super::lab::{Lab, Msg};
 use super::page::Dispatch;
-use super::view::{Action, Notice, View};
+use super::view::{Action, View};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -92,16 +92,7 @@ fn run_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
     };
     let on_seed = {
         let d = d.clone();
-        Callback::from(move |e: Event| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            match input.value().trim().parse::<u64>() {
-                Ok(seed) => d.dispatch(Msg::SetSeed(seed)),
-                Err(_) => d.dispatch(Action::Notify(Notice::error(format!(
-                    "seed must be a whole number, not {:?}",
-                    input.value()
-                )))),
-            }
-        })
+        Callback::from(move |seed: u64| d.dispatch(Msg::SetSeed(seed)))
     };
     html! {
         <div class="controls" role="toolbar" aria-label="run">
@@ -113,7 +104,7 @@ fn run_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
                 </select>
             </label>
             <label>{ t(lang, Text::Seed) }
-                <input class="seed" type="number" min="0" data-control="seed" value={settings.seed.to_string()} onchange={on_seed} />
+                <super::field::SeedField value={settings.seed} {lang} {on_seed} />
             </label>
             <button data-action="reset" onclick={send(d, || Msg::Reset)}>{ "↺ " }{ t(lang, Text::Reset) }</button>
             <button data-action="presenter" aria-pressed={presenter.to_string()}
