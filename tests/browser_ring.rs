@@ -7,7 +7,7 @@
 mod browser_support;
 
 use browser_support::raftlab::{PAUSE, STEP};
-use browser_support::{story, wait_for, Harness, Page, Result};
+use browser_support::{story, wait_for, Harness, Member, Page, Result};
 
 async fn value_of(page: &Page, selector: &str) -> Result<String> {
     let v = page
@@ -161,7 +161,7 @@ fn the_ring_menu_acts_and_a_campaign_shows_its_tally() {
                 node_menu(&leader.name)
             ))
             .await?;
-            page.wait_members("the old leader to run again", |ms| {
+            page.wait_members("the old leader to run again", |ms: &[Member]| {
                 ms.iter()
                     .find(|m| m.name == leader.name && !m.is_stopped())
                     .cloned()

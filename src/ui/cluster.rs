@@ -16,8 +16,38 @@ use yew::prelude::*;
 const SIZE: f64 = 560.0;
 const CENTER: f64 = SIZE / 2.0;
 const RING: f64 = 200.0;
+/// The member menu's width in CSS pixels, and how far above the member's centre it starts.
 const MENU_WIDTH: f64 = 170.0;
-const MENU_HEIGHT: f64 = 200.0;
+const MENU_RISE: f64 = 60.0;
+
+/// Where an open member menu sits, in CSS pixels from the picture's corner: worked out from
+/// the picture's size on the page when it opens (the SVG keeps its square centred).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Anchor {
+    member: MemberId,
+    left_px: f64,
+    top_px: f64,
+}
+
+impl Anchor {
+    fn beside(member: MemberId, (x, y): (f64, f64), radius: f64, (w, h): (f64, f64)) -> Anchor {
+        let scale = (w.min(h) / SIZE).max(0.01);
+        let (ox, oy) = ((w - SIZE * scale) / 2.0, (h - SIZE * scale) / 2.0);
+        let (px, py) = (ox + x * scale, oy + y * scale);
+        let gap = (radius + 12.0) * scale;
+        // On the side facing the centre, so it stays inside the picture.
+        let left_px = if x > CENTER {
+            px - gap - MENU_WIDTH
+        } else {
+            px + gap
+        };
+        Anchor {
+            member,
+            left_px: left_px.max(0.0),
+            top_px: (py - MENU_RISE).max(0.0),
+        }
+    }
+}
 
 pub fn node_radius(count: usize) -> f64 {
     (58.0 - count as f64 * 3.0).clamp(26.0, 48.0)
@@ -225,34 +255,33 @@ pub struct RingProps {
 /// The ring, and the action menu of the member last clicked.
 #[component]
 pub fn Ring(props: &RingProps) -> Html {
-    let menu = use_state(|| None::<MemberId>);
+    let menu = use_state(|| None::<Anchor>);
+    let svg = use_node_ref();
     let page = use_context::<Page>();
     let pic = &props.picture;
     let lang = props.lang;
     let count = pic.nodes.len();
     let toggle = {
-        let menu = menu.clone();
-        Callback::from(move |id: MemberId| {
-            menu.set(if *menu == Some(id) { None } else { Some(id) })
+        let (menu, svg, radius) = (menu.clone(), svg.clone(), pic.radius);
+        Callback::from(move |(id, x, y): (MemberId, f64, f64)| {
+            let open = menu.is_some_and(|a| a.member == id);
+            let size = svg
+                .cast::<web_sys::Element>()
+                .map(|el| (f64::from(el.client_width()), f64::from(el.client_height())));
+            menu.set(match (open, size) {
+                (false, Some(size)) => Some(Anchor::beside(id, (x, y), radius, size)),
+                _ => None,
+            })
         })
     };
     let menu_html = menu
-        .and_then(|id| pic.nodes.iter().position(|n| n.id == id))
-        .map(|i| {
-            node_menu(
-                &pic.nodes[i],
-                i,
-                count,
-                pic,
-                lang,
-                page.as_ref(),
-                menu.clone(),
-            )
-        });
+        .and_then(|a| pic.nodes.iter().find(|n| n.id == a.member).map(|n| (a, n)))
+        .map(|(a, n)| node_menu(n, a, pic, lang, page.as_ref(), menu.clone()));
     html! {
         <div class="ring" data-ring="">
             { super::network::partition_chip(&pic.partition, lang) }
-            <svg class="cluster" viewBox={format!("0 0 {SIZE} {SIZE}")} role="img"
+            <div class="ring-stage">
+            <svg ref={svg} class="cluster" viewBox={format!("0 0 {SIZE} {SIZE}")} role="img"
                  aria-label="cluster">
                 { for pic.links.iter().map(|(i, j, cut)| {
                     let ((x1, y1), (x2, y2)) = (position(*i, count), position(*j, count));
@@ -263,9 +292,9 @@ pub fn Ring(props: &RingProps) -> Html {
                 // Messages last, on top of the members, so every one of them can be clicked.
                 { for pic.dots.iter().map(|d| message_dot(d, props.selected, &props.on_select)) }
                 { for pic.labels.iter().map(|(l, p)| label(l, p, &pic.nodes)) }
-                // Inside the SVG, so it sits by its member at any size of the picture.
-                { for menu_html }
             </svg>
+            { for menu_html }
+            </div>
             { ring_tools(lang) }
         </div>
     }
@@ -276,7 +305,7 @@ fn node(
     i: usize,
     pic: &RingPicture,
     lang: Lang,
-    toggle: &Callback<MemberId>,
+    toggle: &Callback<(MemberId, f64, f64)>,
 ) -> Html {
     let count = pic.nodes.len();
     let radius = pic.radius;
@@ -288,7 +317,7 @@ fn node(
         n.paused.then_some("paused"),
         n.leading.then_some("effective")
     );
-    let onclick = toggle.reform(move |_: MouseEvent| id);
+    let onclick = toggle.reform(move |_: MouseEvent| (id, x, y));
     let under = if n.paused && n.state != "stopped" {
         t(lang, Text::Frozen)
     } else {
@@ -394,14 +423,12 @@ fn ring_tools(lang: Lang) -> Html {
 /// The member's actions, each the console verb a card button sends.
 fn node_menu(
     n: &NodePicture,
-    i: usize,
-    count: usize,
+    at: Anchor,
     pic: &RingPicture,
     lang: Lang,
     page: Option<&Page>,
-    menu: UseStateHandle<Option<MemberId>>,
+    menu: UseStateHandle<Option<Anchor>>,
 ) -> Html {
-    let (x, y) = position(i, count);
     let id = n.id;
     let send = |line: String| {
         let d = page.map(Page::dispatcher);
@@ -427,17 +454,9 @@ fn node_menu(
     };
     let running = n.state != "stopped";
     let write = pic.client_write.clone().filter(|_| n.leading);
-    let (width, height) = (MENU_WIDTH, MENU_HEIGHT);
-    // Beside the member, on the side facing the centre, kept inside the picture.
-    let left = if x > CENTER {
-        x - pic.radius - 12.0 - width
-    } else {
-        x + pic.radius + 12.0
-    };
-    let top = (y - height / 2.0).clamp(0.0, SIZE - height);
     html! {
-        <foreignObject x={format!("{left:.1}")} y={format!("{top:.1}")} width={width.to_string()} height={height.to_string()}>
-        <div class="node-menu" role="menu" data-node-menu={id.to_string()} {onkeydown}>
+        <div class="node-menu" role="menu" data-node-menu={id.to_string()} {onkeydown}
+             style={format!("left:{:.0}px;top:{:.0}px;width:{MENU_WIDTH}px", at.left_px, at.top_px)}>
             <div class="node-menu-head">
                 <strong>{ id.to_string() }</strong>
                 <button class="close" data-action="close-node-menu" onclick={close} aria-label={t(lang, Text::Close)}>{ "✕" }</button>
@@ -459,6 +478,5 @@ fn node_menu(
                 <button role="menuitem" class="primary" data-node-action="restart" onclick={send(format!("restart {id}"))}>{ t(lang, Text::Restart) }</button>
             }
         </div>
-        </foreignObject>
     }
 }
