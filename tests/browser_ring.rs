@@ -46,6 +46,8 @@ fn the_ring_menu_acts_and_a_campaign_shows_its_tally() {
             page.wait_count("[data-member]", 3).await?;
             page.set_speed(10.0).await?;
             let leader = page.wait_single_leader().await?;
+            // Paused, so the node clicked is the node drawn (a frame can redraw it mid-click).
+            page.pause().await?;
 
             page.click(&format!(r#"[data-node="{}"] .body"#, leader.name))
                 .await?;
