@@ -7,6 +7,7 @@ mod cluster;
 mod data_dir;
 mod facts;
 mod member;
+mod partition_view;
 mod quorum_view;
 mod snapshot_file;
 mod switches;
@@ -30,6 +31,7 @@ pub use member::{
     describe_entry, Applied, Attributes, Identity, LogEvent, Member, Proposal, CLUSTER_VERSION,
     SERVER_VERSION,
 };
+pub use partition_view::PartitionView;
 pub use quorum_view::QuorumView;
 pub use snapshot_file::{snapshot_file_status, SnapshotFileError, SnapshotStatus};
 pub use switches::Switch;

@@ -17,6 +17,9 @@ pub struct QuorumView {
     pub reachable: usize,
     /// The failures of voters the configuration survives whichever voters fail.
     pub tolerated_failures: usize,
+    /// Of those, the failures still survivable now: how many more reachable voters may fail
+    /// before no quorum is left (0 when there is none already).
+    pub more_failures_tolerated: usize,
     /// A leader leads, and the voters it can reach make a quorum: a write would commit.
     pub writes_commit: bool,
 }
@@ -34,6 +37,14 @@ impl QuorumView {
             tolerated_failures: halves
                 .iter()
                 .map(|h| h.voters.len().saturating_sub(h.quorum()))
+                .min()
+                .unwrap_or(0),
+            more_failures_tolerated: halves
+                .iter()
+                .map(|h| {
+                    let up = h.voters.iter().filter(|v| group.contains(v)).count();
+                    up.saturating_sub(h.quorum())
+                })
                 .min()
                 .unwrap_or(0),
             writes_commit: has_leader && config.is_active(|m| group.contains(&m)),
@@ -121,6 +132,28 @@ mod tests {
             assert_eq!(view.tolerated_failures, tolerated, "n={n}");
             assert_eq!(view.writes_commit, commits, "n={n} up={up:?}");
         }
+    }
+
+    #[test]
+    fn failures_already_suffered_leave_fewer_to_tolerate() {
+        // (voters, reachable, more failures tolerated)
+        for (n, up, more) in [
+            (3, 3, 1),
+            (3, 2, 0),
+            (3, 1, 0),
+            (5, 5, 2),
+            (5, 4, 1),
+            (5, 2, 0),
+        ] {
+            let all: Vec<u64> = (1..=n).collect();
+            let up: Vec<u64> = (1..=up).collect();
+            let view = QuorumView::of(&JointConfig::simple(ids(&all)), &ids(&up), true);
+            assert_eq!(view.more_failures_tolerated, more, "n={n} up={up:?}");
+        }
+        // Joint: the half closest to losing its majority decides.
+        let config = joint(&[3, 4, 5], &[1, 2, 3]);
+        let view = QuorumView::of(&config, &ids(&[1, 2, 3, 4]), true);
+        assert_eq!(view.more_failures_tolerated, 0, "the new half has 2 of 3");
     }
 
     #[test]

@@ -104,11 +104,64 @@ impl SnapshotRequest {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
 pub enum NodeEvent {
-    BecameRole { role: RoleName, term: Term },
-    Voted { candidate: MemberId, term: Term },
-    SteppedDown { term: Term, reason: &'static str },
-    OverwroteCommitted { index: Index },
-    Configuration { index: Index, change: String },
+    BecameRole {
+        role: RoleName,
+        term: Term,
+    },
+    Voted {
+        candidate: MemberId,
+        term: Term,
+    },
+    SteppedDown {
+        term: Term,
+        reason: &'static str,
+    },
+    OverwroteCommitted {
+        index: Index,
+    },
+    Configuration {
+        index: Index,
+        change: String,
+    },
+    /// A voter did not grant a (pre-)vote: `term` is the one the candidate asked for.
+    RefusedVote {
+        candidate: MemberId,
+        term: Term,
+        pre: bool,
+        reason: VoteRefusal,
+    },
+}
+
+/// Why a voter did not grant a vote: the rule that said no, so a page can say which.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "reason", rename_all = "kebab-case")]
+pub enum VoteRefusal {
+    /// It heard from a live leader within the election timeout and ignores the request
+    /// (thesis §4.2.3, with check-quorum): no answer at all is sent.
+    LeaderLease { leader: MemberId },
+    /// The candidate's log is less up to date than the voter's (§5.4.1).
+    LogBehind,
+    /// It already voted for another candidate in this term (§5.2).
+    AlreadyVoted { vote: MemberId },
+    /// It follows a leader in this term.
+    HasLeader { leader: MemberId },
+    /// The request carries an older term than the voter's (§5.1).
+    StaleTerm { term: Term },
+}
+
+impl fmt::Display for VoteRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VoteRefusal::LeaderLease { leader } => write!(
+                f,
+                "it heard from leader {leader} within the election timeout (check-quorum)"
+            ),
+            VoteRefusal::LogBehind => f.write_str("the candidate's log is behind its own"),
+            VoteRefusal::AlreadyVoted { vote } => write!(f, "it already voted for {vote}"),
+            VoteRefusal::HasLeader { leader } => write!(f, "it follows leader {leader}"),
+            VoteRefusal::StaleTerm { term } => write!(f, "its term {term} is newer"),
+        }
+    }
 }
 
 impl fmt::Display for NodeEvent {
@@ -128,6 +181,18 @@ impl fmt::Display for NodeEvent {
             }
             NodeEvent::Configuration { index, change } => {
                 write!(f, "proposed configuration {change} at index {index}")
+            }
+            NodeEvent::RefusedVote {
+                candidate,
+                term,
+                pre,
+                reason,
+            } => {
+                let what = if *pre { "pre-vote" } else { "vote" };
+                write!(
+                    f,
+                    "refused the {what} of {candidate} for term {term}: {reason}"
+                )
             }
         }
     }

@@ -80,6 +80,9 @@ pub struct RaftView {
     pub voters: Vec<MemberId>,
     pub learners: Vec<MemberId>,
     pub transferee: Option<MemberId>,
+    /// While campaigning: each voter that answered, and whether it granted (its own vote
+    /// included), in member order. Empty otherwise.
+    pub votes: Vec<(MemberId, bool)>,
 }
 
 impl Raft {
@@ -122,6 +125,10 @@ impl Raft {
             voters: self.voters().voters().into_iter().collect(),
             learners: self.learners().iter().copied().collect(),
             transferee,
+            votes: self
+                .campaign_votes()
+                .map(|v| v.iter().map(|(m, g)| (*m, *g)).collect())
+                .unwrap_or_default(),
         }
     }
 }

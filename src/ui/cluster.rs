@@ -1,15 +1,53 @@
-//! The cluster drawn as SVG: members on a ring, messages in flight between them, each
-//! member's election timer running down around it.
+//! The cluster drawn as SVG: members on a ring, messages in flight between them (one label
+//! per edge and direction, beside the edge), each member's election timer running down around
+//! it, a candidate's vote tally, and a member's actions one click away (a small menu).
+//! `render_cluster` takes a picture of the world (plain data); the `Ring` component keeps
+//! what only the page knows (which menu is open) and sends the menu's commands.
 
-use super::i18n::{role, Lang};
+use super::i18n::{role, t, Lang, Text};
+use super::lab::Msg;
+use super::page::Page;
+use super::ring::{self, EdgeLabel, LabelMetrics, Placed, Wire};
 use crate::base::{MemberId, Millis};
-use crate::etcd::Cluster as World;
+use crate::etcd::{Cluster as World, PartitionView};
 use crate::sim::InFlight;
 use yew::prelude::*;
 
 const SIZE: f64 = 560.0;
 const CENTER: f64 = SIZE / 2.0;
 const RING: f64 = 200.0;
+/// The member menu's width in CSS pixels, and how far above the member's centre it starts.
+const MENU_WIDTH: f64 = 170.0;
+const MENU_RISE: f64 = 60.0;
+
+/// Where an open member menu sits, in CSS pixels from the picture's corner: worked out from
+/// the picture's size on the page when it opens (the SVG keeps its square centred).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Anchor {
+    member: MemberId,
+    left_px: f64,
+    top_px: f64,
+}
+
+impl Anchor {
+    fn beside(member: MemberId, (x, y): (f64, f64), radius: f64, (w, h): (f64, f64)) -> Anchor {
+        let scale = (w.min(h) / SIZE).max(0.01);
+        let (ox, oy) = ((w - SIZE * scale) / 2.0, (h - SIZE * scale) / 2.0);
+        let (px, py) = (ox + x * scale, oy + y * scale);
+        let gap = (radius + 12.0) * scale;
+        // On the side facing the centre, so it stays inside the picture.
+        let left_px = if x > CENTER {
+            px - gap - MENU_WIDTH
+        } else {
+            px + gap
+        };
+        Anchor {
+            member,
+            left_px: left_px.max(0.0),
+            top_px: (py - MENU_RISE).max(0.0),
+        }
+    }
+}
 
 pub fn node_radius(count: usize) -> f64 {
     (58.0 - count as f64 * 3.0).clamp(26.0, 48.0)
@@ -46,21 +84,57 @@ fn arc_path(cx: f64, cy: f64, r: f64, fraction: f64) -> String {
     format!("M {cx} {} A {r} {r} 0 {large} 1 {x:.2} {y:.2}", cy - r)
 }
 
-fn render_message(
-    m: &InFlight,
-    now: Millis,
-    ids: &[MemberId],
-    radius: f64,
-    selected: Option<u64>,
-    on_select: &Callback<u64>,
-) -> Html {
+/// A campaign's answers so far, from the candidate's own view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tally {
+    pub granted: usize,
+    pub refused: usize,
+    pub needed: usize,
+}
+
+/// One member as the ring draws it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodePicture {
+    pub id: MemberId,
+    pub state: &'static str,
+    pub term: u64,
+    /// The election timer's remaining fraction (none for a leader or a stopped member).
+    pub timer: Option<f64>,
+    pub paused: bool,
+    pub leading: bool,
+    pub tally: Option<Tally>,
+    /// Voters that answered this member's campaign, and how.
+    pub answers: Vec<(MemberId, bool)>,
+}
+
+/// One message dot where it is now.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dot {
+    pub id: u64,
+    pub kind: &'static str,
+    pub x: f64,
+    pub y: f64,
+    pub describe: String,
+}
+
+/// Everything the ring draws, taken from the world once per frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RingPicture {
+    pub nodes: Vec<NodePicture>,
+    /// (i, j, cut) for each pair of members.
+    pub links: Vec<(usize, usize, bool)>,
+    pub dots: Vec<Dot>,
+    pub labels: Vec<(EdgeLabel, Placed)>,
+    pub radius: f64,
+    /// The leader's one-click client write.
+    pub client_write: Option<String>,
+    pub partition: PartitionView,
+}
+
+fn dot(m: &InFlight, now: Millis, ids: &[MemberId], radius: f64) -> Option<Dot> {
     let count = ids.len();
-    let (Some(fi), Some(ti)) = (
-        ids.iter().position(|i| *i == m.from),
-        ids.iter().position(|i| *i == m.to),
-    ) else {
-        return html! {};
-    };
+    let fi = ids.iter().position(|i| *i == m.from)?;
+    let ti = ids.iter().position(|i| *i == m.to)?;
     let ((x1, y1), (x2, y2)) = (position(fi, count), position(ti, count));
     let span = (m.arrive_ms.saturating_sub(m.sent_ms)).max(1) as f64;
     let p = (now.saturating_sub(m.sent_ms) as f64 / span).clamp(0.0, 1.0);
@@ -69,27 +143,95 @@ fn render_message(
     let len = (dx * dx + dy * dy).sqrt().max(1.0);
     let edge = (radius / len).min(0.45);
     let q = edge + (1.0 - 2.0 * edge) * p;
-    let (x, y) = (x1 + dx * q, y1 + dy * q);
-    let label = if m.entries > 0 {
-        format!("{}({})", m.kind, m.entries)
-    } else {
-        m.kind.to_string()
+    Some(Dot {
+        id: m.id,
+        kind: m.kind,
+        x: x1 + dx * q,
+        y: y1 + dy * q,
+        describe: format!("#{} {}", m.id, m.describe),
+    })
+}
+
+fn node_picture(world: &World, id: MemberId, needed: usize) -> NodePicture {
+    let state = state_of(world, id);
+    let view = world.raft_state(id);
+    let term = view.as_ref().map_or(0, |v| v.term);
+    let timer = view
+        .as_ref()
+        .filter(|v| v.role.as_str() != "leader")
+        .map(|v| 1.0 - f64::from(v.election_elapsed) / f64::from(v.election_timeout.max(1)));
+    let answers = view.as_ref().map(|v| v.votes.clone()).unwrap_or_default();
+    let tally = (!answers.is_empty()).then(|| Tally {
+        granted: answers.iter().filter(|(_, g)| *g).count(),
+        refused: answers.iter().filter(|(_, g)| !*g).count(),
+        needed,
+    });
+    NodePicture {
+        id,
+        state,
+        term,
+        timer,
+        paused: world.is_paused(id),
+        leading: world.leader() == Some(id),
+        tally,
+        answers,
+    }
+}
+
+/// The picture of `world` the ring draws.
+pub fn picture(world: &World) -> RingPicture {
+    let ids = world.member_ids();
+    let count = ids.len();
+    let radius = node_radius(count);
+    let now = world.now();
+    let needed = world.quorum_view().quorum;
+    let nodes: Vec<NodePicture> = ids
+        .iter()
+        .map(|id| node_picture(world, *id, needed))
+        .collect();
+    let links = (0..count)
+        .flat_map(|i| ((i + 1)..count).map(move |j| (i, j)))
+        .map(|(i, j)| {
+            let (a, b) = (ids[i], ids[j]);
+            (i, j, world.net.is_cut(a, b) || world.net.is_cut(b, a))
+        })
+        .collect();
+    let flying = world.in_flight();
+    let index = |m: MemberId| ids.iter().position(|i| *i == m);
+    let wires: Vec<Wire> = flying
+        .iter()
+        .filter_map(|m| {
+            Some(Wire {
+                from: index(m.from)?,
+                to: index(m.to)?,
+                kind: m.kind,
+                entries: m.entries,
+            })
+        })
+        .collect();
+    let labels = ring::edge_labels(&wires);
+    let centres: Vec<(f64, f64)> = (0..count).map(|i| position(i, count)).collect();
+    let metrics = LabelMetrics {
+        keep_out: radius + 12.0,
+        char_width: 7.5,
+        height: 16.0,
     };
-    let id = m.id;
-    let onclick = on_select.reform(move |_: MouseEvent| id);
-    let class = classes!(
-        message_class(m.kind),
-        (selected == Some(id)).then_some("selected")
-    );
-    html! {
-        <g class={class} data-message={m.id.to_string()} data-kind={m.kind} onclick={onclick}>
-            <title>{ format!("#{} {}", m.id, m.describe) }</title>
-            <circle class="hit" cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="16" />
-            <circle class="dot" cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="7" />
-            if !m.kind.starts_with("Heartbeat") {
-                <text x={format!("{x:.1}")} y={format!("{:.1}", y - 11.0)} class="msg-label">{ label }</text>
-            }
-        </g>
+    let placed = ring::place_labels(&centres, &labels, metrics);
+    let revision = world
+        .leader()
+        .and_then(|l| world.kv_view(l))
+        .map_or(0, |v| v.revision);
+    RingPicture {
+        dots: flying
+            .iter()
+            .filter_map(|m| dot(m, now, &ids, radius))
+            .collect(),
+        labels: labels.into_iter().zip(placed).collect(),
+        client_write: world.leader().map(|l| ring::client_write(l, revision)),
+        partition: world.partition_view(),
+        nodes,
+        links,
+        radius,
     }
 }
 
@@ -99,55 +241,242 @@ pub fn render_cluster(
     selected: Option<u64>,
     on_select: Callback<u64>,
 ) -> Html {
-    let ids = world.member_ids();
-    let count = ids.len();
-    let radius = node_radius(count);
-    let now = world.now();
-    let leader = world.leader();
-    let links = ids.iter().enumerate().flat_map(|(i, a)| {
-        ids.iter()
-            .enumerate()
-            .skip(i + 1)
-            .map(move |(j, b)| (i, j, *a, *b))
-    });
+    html! { <Ring picture={picture(world)} {lang} {selected} {on_select} /> }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct RingProps {
+    pub picture: RingPicture,
+    pub lang: Lang,
+    pub selected: Option<u64>,
+    pub on_select: Callback<u64>,
+}
+
+/// The ring, and the action menu of the member last clicked.
+#[component]
+pub fn Ring(props: &RingProps) -> Html {
+    let menu = use_state(|| None::<Anchor>);
+    let svg = use_node_ref();
+    let page = use_context::<Page>();
+    let pic = &props.picture;
+    let lang = props.lang;
+    let count = pic.nodes.len();
+    let toggle = {
+        let (menu, svg, radius) = (menu.clone(), svg.clone(), pic.radius);
+        Callback::from(move |(id, x, y): (MemberId, f64, f64)| {
+            let open = menu.is_some_and(|a| a.member == id);
+            let size = svg
+                .cast::<web_sys::Element>()
+                .map(|el| (f64::from(el.client_width()), f64::from(el.client_height())));
+            menu.set(match (open, size) {
+                (false, Some(size)) => Some(Anchor::beside(id, (x, y), radius, size)),
+                _ => None,
+            })
+        })
+    };
+    let menu_html = menu
+        .and_then(|a| pic.nodes.iter().find(|n| n.id == a.member).map(|n| (a, n)))
+        .map(|(a, n)| node_menu(n, a, pic, lang, page.as_ref(), menu.clone()));
     html! {
-        <svg class="cluster" viewBox={format!("0 0 {SIZE} {SIZE}")} role="img"
-             aria-label="cluster">
-            { for links.map(|(i, j, a, b)| {
-                let ((x1, y1), (x2, y2)) = (position(i, count), position(j, count));
-                let cut = world.net.is_cut(a, b) || world.net.is_cut(b, a);
-                html! { <line class={if cut { "link cut" } else { "link" }}
-                    x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} /> }
-            }) }
-            { for ids.iter().enumerate().map(|(i, id)| {
-                let (x, y) = position(i, count);
-                let state = state_of(world, *id);
-                let view = world.raft_state(*id);
-                let term = view.as_ref().map_or(0, |v| v.term);
-                let timer = view.as_ref().filter(|v| v.role.as_str() != "leader").map(|v| {
-                    1.0 - f64::from(v.election_elapsed) / f64::from(v.election_timeout.max(1))
-                });
-                let paused = world.is_paused(*id);
-                let class = classes!("node", state, paused.then_some("paused"), (leader == Some(*id)).then_some("effective"));
-                html! {
-                    <g class={class} data-node={id.to_string()}>
-                        <circle class="halo" cx={x.to_string()} cy={y.to_string()} r={(radius + 9.0).to_string()} />
-                        if let Some(fraction) = timer {
-                            <path class="timer" d={arc_path(x, y, radius + 9.0, fraction)} />
-                        }
-                        <circle class="body" cx={x.to_string()} cy={y.to_string()} r={radius.to_string()} />
-                        <text class="name" x={x.to_string()} y={(y - radius * 0.22).to_string()}>{ id.to_string() }</text>
-                        <text class="term" x={x.to_string()} y={(y + radius * 0.38).to_string()}>
-                            { if state == "stopped" { "✕".to_string() } else { format!("T{term}") } }
-                        </text>
-                        <text class="role" x={x.to_string()} y={(y + radius + 28.0).to_string()}>
-                            { role(lang, state) }
-                        </text>
-                    </g>
+        <div class="ring" data-ring="">
+            { super::network::partition_chip(&pic.partition, lang) }
+            <div class="ring-stage">
+            <svg ref={svg} class="cluster" viewBox={format!("0 0 {SIZE} {SIZE}")} role="img"
+                 aria-label="cluster">
+                { for pic.links.iter().map(|(i, j, cut)| {
+                    let ((x1, y1), (x2, y2)) = (position(*i, count), position(*j, count));
+                    html! { <line class={if *cut { "link cut" } else { "link" }}
+                        x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} /> }
+                }) }
+                { for pic.nodes.iter().enumerate().map(|(i, n)| node(n, i, pic, lang, &toggle)) }
+                // Messages last, on top of the members, so every one of them can be clicked.
+                { for pic.dots.iter().map(|d| message_dot(d, props.selected, &props.on_select)) }
+                { for pic.labels.iter().map(|(l, p)| label(l, p, &pic.nodes)) }
+            </svg>
+            { for menu_html }
+            </div>
+            { ring_tools(lang) }
+        </div>
+    }
+}
+
+fn node(
+    n: &NodePicture,
+    i: usize,
+    pic: &RingPicture,
+    lang: Lang,
+    toggle: &Callback<(MemberId, f64, f64)>,
+) -> Html {
+    let count = pic.nodes.len();
+    let radius = pic.radius;
+    let (x, y) = position(i, count);
+    let id = n.id;
+    let class = classes!(
+        "node",
+        n.state,
+        n.paused.then_some("paused"),
+        n.leading.then_some("effective")
+    );
+    let onclick = toggle.reform(move |_: MouseEvent| (id, x, y));
+    let under = if n.paused && n.state != "stopped" {
+        t(lang, Text::Frozen)
+    } else {
+        role(lang, n.state)
+    };
+    html! {
+        <g class={class} data-node={id.to_string()} data-ring-paused={n.paused.then_some("true")} {onclick}>
+            <title>{ t(lang, Text::NodeMenuHint) }</title>
+            <circle class="halo" cx={x.to_string()} cy={y.to_string()} r={(radius + 9.0).to_string()} />
+            if let Some(fraction) = n.timer.filter(|_| !n.paused) {
+                <path class="timer" d={arc_path(x, y, radius + 9.0, fraction)} />
+            }
+            <circle class="body" cx={x.to_string()} cy={y.to_string()} r={radius.to_string()} />
+            <text class="name" x={x.to_string()} y={(y - radius * 0.22).to_string()}>{ id.to_string() }</text>
+            <text class="term" x={x.to_string()} y={(y + radius * 0.38).to_string()}>
+                { if n.state == "stopped" { "✕".to_string() } else { format!("T{}", n.term) } }
+            </text>
+            <text class="role" x={x.to_string()} y={(y + radius + 28.0).to_string()}>{ under }</text>
+            if let Some(tally) = &n.tally {
+                <text class="tally" x={x.to_string()} y={(y + radius + 46.0).to_string()}
+                    data-tally={format!("{}/{}", tally.granted, tally.refused)}>
+                    { format!("✓{} ✕{} · {} {}", tally.granted, tally.refused, t(lang, Text::TallyNeed), tally.needed) }
+                </text>
+            }
+            { for n.answers.iter().filter(|(v, _)| *v != id).map(|(voter, granted)| answer_mark(*voter, *granted, &pic.nodes, count, radius)) }
+        </g>
+    }
+}
+
+/// A ✓ or ✕ on a voter's halo, facing the candidate it answered.
+fn answer_mark(
+    voter: MemberId,
+    granted: bool,
+    nodes: &[NodePicture],
+    count: usize,
+    radius: f64,
+) -> Html {
+    let Some(vi) = nodes.iter().position(|n| n.id == voter) else {
+        return html! {};
+    };
+    let (x, y) = position(vi, count);
+    let (ox, oy) = ((x - CENTER) / RING, (y - CENTER) / RING);
+    let (mx, my) = (x - ox * (radius + 14.0), y - oy * (radius + 14.0));
+    html! {
+        <text class={classes!("answer", if granted { "granted" } else { "refused" })}
+            x={format!("{mx:.1}")} y={format!("{my:.1}")} data-answer={voter.to_string()}
+            data-granted={granted.to_string()}>{ if granted { "✓" } else { "✕" } }</text>
+    }
+}
+
+fn message_dot(d: &Dot, selected: Option<u64>, on_select: &Callback<u64>) -> Html {
+    let id = d.id;
+    let onclick = on_select.reform(move |_: MouseEvent| id);
+    let class = classes!(
+        message_class(d.kind),
+        (selected == Some(id)).then_some("selected")
+    );
+    let (x, y) = (format!("{:.1}", d.x), format!("{:.1}", d.y));
+    html! {
+        <g class={class} data-message={id.to_string()} data-kind={d.kind} onclick={onclick}>
+            <title>{ d.describe.clone() }</title>
+            <circle class="hit" cx={x.clone()} cy={y.clone()} r="16" />
+            <circle class="dot" cx={x} cy={y} r="7" />
+        </g>
+    }
+}
+
+fn label(l: &EdgeLabel, p: &Placed, nodes: &[NodePicture]) -> Html {
+    let name = |i: usize| nodes.get(i).map_or(String::new(), |n| n.id.to_string());
+    let class = classes!("msg-label", l.heartbeat_only.then_some("heartbeat"));
+    html! {
+        <g class={class} data-edge-label={format!("{}>{}", name(l.from), name(l.to))}
+            data-label-count={l.count.to_string()}>
+            <rect x={format!("{:.1}", p.x - p.width / 2.0)} y={format!("{:.1}", p.y - p.height / 2.0)}
+                width={format!("{:.1}", p.width)} height={format!("{:.1}", p.height)} rx="4" />
+            <text x={format!("{:.1}", p.x)} y={format!("{:.1}", p.y)}>{ l.text.clone() }</text>
+        </g>
+    }
+}
+
+/// The heartbeat switch and the legend of the codes (the switch works by CSS alone, so
+/// flipping it re-renders nothing).
+fn ring_tools(lang: Lang) -> Html {
+    html! {
+        <div class="ring-tools">
+            <label class="fade-heartbeats">
+                <input type="checkbox" data-toggle="heartbeats" />
+                { t(lang, Text::FadeHeartbeats) }
+            </label>
+            <details class="code-legend" data-code-legend="">
+                <summary>{ t(lang, Text::MessageCodes) }</summary>
+                <dl>
+                    { for ring::CODES.iter().map(|(kind, code)| html! { <>
+                        <dt>{ *code }</dt><dd>{ *kind }</dd>
+                    </> }) }
+                </dl>
+                <p class="muted">{ t(lang, Text::MessageCodesHint) }</p>
+            </details>
+        </div>
+    }
+}
+
+/// The member's actions, each the console verb a card button sends.
+fn node_menu(
+    n: &NodePicture,
+    at: Anchor,
+    pic: &RingPicture,
+    lang: Lang,
+    page: Option<&Page>,
+    menu: UseStateHandle<Option<Anchor>>,
+) -> Html {
+    let id = n.id;
+    let send = |line: String| {
+        let d = page.map(Page::dispatcher);
+        let menu = menu.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(d) = &d {
+                d.dispatch(Msg::Command(line.clone()));
+            }
+            menu.set(None);
+        })
+    };
+    let close = {
+        let menu = menu.clone();
+        Callback::from(move |_: MouseEvent| menu.set(None))
+    };
+    let onkeydown = {
+        let menu = menu.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Escape" {
+                menu.set(None);
+            }
+        })
+    };
+    let running = n.state != "stopped";
+    let write = pic.client_write.clone().filter(|_| n.leading);
+    html! {
+        <div class="node-menu" role="menu" data-node-menu={id.to_string()} {onkeydown}
+             style={format!("left:{:.0}px;top:{:.0}px;width:{MENU_WIDTH}px", at.left_px, at.top_px)}>
+            <div class="node-menu-head">
+                <strong>{ id.to_string() }</strong>
+                <button class="close" data-action="close-node-menu" onclick={close} aria-label={t(lang, Text::Close)}>{ "✕" }</button>
+            </div>
+            if running {
+                <button role="menuitem" data-node-action="kill" onclick={send(format!("kill {id}"))}>{ t(lang, Text::Kill) }</button>
+                if n.paused {
+                    <button role="menuitem" data-node-action="resume" onclick={send(format!("resume {id}"))}>{ t(lang, Text::ResumeMember) }</button>
+                } else {
+                    <button role="menuitem" data-node-action="pause" onclick={send(format!("pause {id}"))}>{ t(lang, Text::PauseMember) }</button>
                 }
-            }) }
-            // Messages last, on top of the members, so every one of them can be clicked.
-            { for world.in_flight().iter().map(|m| render_message(m, now, &ids, radius, selected, &on_select)) }
-        </svg>
+                if !n.leading {
+                    <button role="menuitem" data-node-action="timeout" onclick={send(format!("timeout {id}"))}>{ t(lang, Text::Timeout) }</button>
+                }
+                if let Some(line) = write {
+                    <button role="menuitem" class="primary" data-node-action="client-write" title={line.clone()} onclick={send(line)}>{ t(lang, Text::ClientWrite) }</button>
+                }
+            } else {
+                <button role="menuitem" class="primary" data-node-action="restart" onclick={send(format!("restart {id}"))}>{ t(lang, Text::Restart) }</button>
+            }
+        </div>
     }
 }

@@ -4,7 +4,7 @@
 use super::i18n::{t, Text};
 use super::lab::{Lab, Msg};
 use super::page::Dispatch;
-use super::view::{Action, Notice, View};
+use super::view::{Action, View};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -93,16 +93,7 @@ fn run_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
     };
     let on_seed = {
         let d = d.clone();
-        Callback::from(move |e: Event| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            match input.value().trim().parse::<u64>() {
-                Ok(seed) => d.dispatch(Msg::SetSeed(seed)),
-                Err(_) => d.dispatch(Action::Notify(Notice::error(format!(
-                    "seed must be a whole number, not {:?}",
-                    input.value()
-                )))),
-            }
-        })
+        Callback::from(move |seed: u64| d.dispatch(Msg::SetSeed(seed)))
     };
     html! {
         <div class="controls" role="toolbar" aria-label="run">
@@ -114,9 +105,8 @@ fn run_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
                     }) }
                 </select>
             </label>
-            <label><span class="label-text">{ t(lang, Text::Seed) }</span>
-                <input class="seed" type="number" min="0" data-control="seed" value={settings.seed.to_string()} onchange={on_seed}
-                    key={format!("seed-{asking}")} />
+<label><span class="label-text">{ t(lang, Text::Seed) }</span>
+                <super::field::SeedField value={settings.seed} {lang} {on_seed} key={format!("seed-{asking}")} />
             </label>
             <button data-action="reset" onclick={send(d, || Msg::Reset)}>{ "↺ " }{ t(lang, Text::Reset) }</button>
             <button data-action="onboarding" aria-pressed={super::onboarding::is_open(view).to_string()}

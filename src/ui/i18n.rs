@@ -1,6 +1,6 @@
 //! English and Traditional Chinese (zh-TW) texts of the page.
 
-use crate::raft::{NodeEvent, RoleName};
+use crate::raft::{NodeEvent, RoleName, VoteRefusal};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lang {
@@ -60,8 +60,8 @@ texts! {
     Reset => ("Reset", "重設"),
     Kill => ("Kill", "終止"),
     Restart => ("Restart", "重新啟動"),
-    PauseMember => ("Pause", "暫停"),
-    ResumeMember => ("Resume", "繼續"),
+    PauseMember => ("Freeze", "凍結"),
+    ResumeMember => ("Unfreeze", "解凍"),
     Timeout => ("Time out", "逾時"),
     Term => ("term", "任期"),
     Vote => ("vote", "投票"),
@@ -189,7 +189,6 @@ texts! {
     // ----- presenter (issue 17 points 2-5): start card, legend, slow motion, restart question -----
     ElectingLeader => ("electing a leader…", "正在選出 leader…"),
     StartHere => ("Start here", "從這裡開始"),
-    NeedsLeader => ("waits for a leader to be elected", "要等選出 leader 之後"),
     StartWatch => ("Watch an election", "看一次選舉"),
     StartWatchWhat => ("replays the last election in slow motion: timers run out, votes fly", "以慢動作重播上一次選舉：計時器歸零、選票飛來飛去"),
     StartKill => ("Kill the leader", "終止 leader"),
@@ -216,6 +215,25 @@ texts! {
     RestartBody => ("This change starts the cluster over: the commands of this run and its history are dropped (a share link or the script download keeps them).", "這個變更會讓叢集重新開始：這次執行的指令與歷史都會被捨棄（分享連結或下載腳本可以保留它們）。"),
     RestartYes => ("Start over", "重新開始"),
     RestartNo => ("Keep this run", "保留目前的執行"),
+    // ring (issue 17, points 6, 7, 8, 9, 12, 13): the ring, its menu, the logs, the network.
+    Frozen => ("frozen", "已凍結"),
+    NodeMenuHint => ("Click for this member's actions", "點一下顯示這個成員的操作"),
+    TallyNeed => ("need", "需要"),
+    FadeHeartbeats => ("Fade heartbeats", "淡化心跳"),
+    MessageCodes => ("Message codes", "訊息代號"),
+    MessageCodesHint => ("One label per direction of an edge; ×3: three of that kind on the way; AE(2): carrying two entries.", "每條連線的每個方向一個標籤；×3：三則同類訊息在路上；AE(2)：帶著兩個日誌項目。"),
+    ClientWrite => ("Client write", "用戶端寫入"),
+    NeedsLeader => ("Needs a leader: wait for an election (or heal the network).", "需要領導者：等選舉完成（或修復網路）。"),
+    RefusedBy => ("Its election was refused:", "它的選舉被拒絕："),
+    LogScroll => ("Entries", "項目"),
+    ColourIsTerm => ("colour = term", "顏色 = 任期"),
+    UncommittedHollow => ("hollow: not committed yet", "空心：尚未提交"),
+    CommitLine => ("commit index: entries up to the line are committed", "提交索引：線以前的項目都已提交"),
+    EntryKinds => ("the entry's kind (put, del, txn, conf; noop: a new leader's empty entry; pub, ver: etcd's own)", "項目種類（put、del、txn、conf；noop：新領導者的空項目；pub、ver：etcd 自己的項目）"),
+    NetworkWhole => ("network: every link works", "網路：所有連線正常"),
+    Partitioned => ("partitioned", "網路分割"),
+    SeedInvalid => ("The seed must be a whole number from 0 to 18446744073709551615", "種子必須是 0 到 18446744073709551615 的整數"),
+    SeedApply => ("Enter applies it (a new run).", "按 Enter 套用（重新開始）。"),
 }
 
 pub fn t(lang: Lang, key: Text) -> &'static str {
@@ -280,6 +298,49 @@ pub fn narrate(lang: Lang, member: &str, event: &NodeEvent) -> String {
         (Lang::ZhTw, NodeEvent::OverwroteCommitted { index }) => {
             format!("{member} 覆寫了索引 {index} 以內已提交的項目：安全性被破壞")
         }
+        (_, NodeEvent::RefusedVote { .. }) => narrate_refusal(lang, member, event),
+    }
+}
+
+// ring (issue 17, point 6): why a vote was refused, in the words of the rule that refused it.
+fn narrate_refusal(lang: Lang, member: &str, event: &NodeEvent) -> String {
+    let NodeEvent::RefusedVote {
+        candidate,
+        term,
+        pre,
+        reason,
+    } = event
+    else {
+        return String::new();
+    };
+    let why = refusal_reason(lang, &candidate.to_string(), reason);
+    match (lang, pre) {
+        (Lang::En, true) => {
+            format!("{member} refused {candidate}'s pre-vote for term {term}: {why}")
+        }
+        (Lang::En, false) => format!("{member} refused {candidate}'s vote for term {term}: {why}"),
+        (Lang::ZhTw, true) => format!("{member} 拒絕了 {candidate} 任期 {term} 的預投票：{why}"),
+        (Lang::ZhTw, false) => format!("{member} 拒絕投票給 {candidate}（任期 {term}）：{why}"),
+    }
+}
+
+/// The reason alone, as the member card shows it beside the "time out" button.
+pub fn refusal_reason(lang: Lang, candidate: &str, reason: &VoteRefusal) -> String {
+    match (lang, reason) {
+        (Lang::En, VoteRefusal::LeaderLease { leader }) => format!(
+            "it heard from leader {leader} less than an election timeout ago, so it ignores elections (check-quorum)"
+        ),
+        (Lang::En, VoteRefusal::LogBehind) => format!("{candidate}'s log is behind its own (§5.4.1)"),
+        (Lang::En, VoteRefusal::AlreadyVoted { vote }) => format!("it already voted for {vote} in this term"),
+        (Lang::En, VoteRefusal::HasLeader { leader }) => format!("it already follows leader {leader} in this term"),
+        (Lang::En, VoteRefusal::StaleTerm { term }) => format!("its own term {term} is newer"),
+        (Lang::ZhTw, VoteRefusal::LeaderLease { leader }) => format!(
+            "它在一個選舉逾時內才聽過領導者 {leader}，所以不理會選舉（check-quorum）"
+        ),
+        (Lang::ZhTw, VoteRefusal::LogBehind) => format!("{candidate} 的日誌比它的舊（§5.4.1）"),
+        (Lang::ZhTw, VoteRefusal::AlreadyVoted { vote }) => format!("它在這個任期已投票給 {vote}"),
+        (Lang::ZhTw, VoteRefusal::HasLeader { leader }) => format!("它在這個任期已跟隨領導者 {leader}"),
+        (Lang::ZhTw, VoteRefusal::StaleTerm { term }) => format!("它自己的任期 {term} 比較新"),
     }
 }
 

@@ -1,10 +1,13 @@
-//! Every member's log side by side, aligned by index: term (coloured by term, and written),
-//! committed or not, applied, compacted into a snapshot, and entries that differ from the
-//! leader's at the same index (they will be overwritten). Under it, the leader's progress
+//! Every member's log side by side, aligned by index: colour is the term (and the term is
+//! written), an uncommitted entry is hollow, one that differs from the leader's at the same
+//! index (it will be overwritten) is hatched and crossed, a line across every row marks the
+//! commit index, and each cell names its entry's kind. A slider scrolls back through the
+//! whole log. Under it, the leader's progress
 //! for each follower: match, next, probe/replicate/snapshot, messages in flight.
 
 use super::i18n::{t, Lang, Text};
-use super::page::Dispatch;
+use super::page::{Dispatch, Page};
+use super::ring::entry_kind_label;
 use super::view::Action;
 use crate::base::MemberId;
 use crate::etcd::Cluster as World;
@@ -25,22 +28,70 @@ fn state_name(state: ProgressState) -> &'static str {
 /// `focus`: an entry to show (and mark) instead of the most recent ones, e.g. the Raft entry of
 /// a followed Kubernetes change.
 pub fn render(world: &World, focus: Option<u64>, lang: Lang, d: &Dispatch) -> Html {
-    let ids = world.member_ids();
-    let last = ids
+    let _ = d;
+    html! { <LogScroll last={last_index(world)} {focus} {lang} /> }
+}
+
+fn last_index(world: &World) -> u64 {
+    world
+        .member_ids()
         .iter()
         .filter_map(|id| world.node(*id).map(|n| n.log().last_index()))
         .max()
-        .unwrap_or(0);
-    // One column past the end, where the leader's nextIndex usually points; around the focus
-    // when there is one.
-    let first = match focus {
-        Some(f) => f.saturating_sub(SHOWN / 2).max(1),
-        None => last.saturating_sub(SHOWN - 2).max(1),
+        .unwrap_or(0)
+}
+
+#[derive(Properties, PartialEq)]
+pub struct LogScrollProps {
+    pub last: u64,
+    pub focus: Option<u64>,
+    pub lang: Lang,
+}
+
+/// The window of the log shown, and the slider that moves it back through the whole log
+/// (released at the end, it follows the newest entries again).
+#[component]
+pub fn LogScroll(props: &LogScrollProps) -> Html {
+    let start = use_state(|| None::<u64>);
+    let Some(page) = use_context::<Page>() else {
+        return html! {};
     };
-    let end = match focus {
-        Some(_) => (first + SHOWN - 1).min(last + 1).max(first),
-        None => (last + 1).max(first),
+    let last = props.last;
+    let latest_first = last.saturating_sub(SHOWN - 2).max(1);
+    let first = match (props.focus, *start) {
+        (Some(f), _) => f.saturating_sub(SHOWN / 2).max(1),
+        (None, Some(s)) if s < latest_first => s.max(1),
+        _ => latest_first,
     };
+    let on_scroll = {
+        let start = start.clone();
+        Callback::from(move |e: InputEvent| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            if let Ok(v) = input.value().parse::<u64>() {
+                start.set((v < latest_first).then_some(v));
+            }
+        })
+    };
+    let lab = page.lab.borrow();
+    let d = page.dispatcher();
+    html! { <>
+        if latest_first > 1 {
+            <label class="log-scroll">
+                <span>{ t(props.lang, Text::LogScroll) }</span>
+                <input type="range" min="1" max={latest_first.to_string()} step="1" data-control="log-scroll"
+                    value={first.to_string()} oninput={on_scroll}
+                    aria-valuetext={format!("{first}–{}", (first + SHOWN - 1).min(last + 1))} />
+                <output data-log-first={first.to_string()}>{ format!("{first}–{} / {last}", (first + SHOWN - 1).min(last + 1)) }</output>
+            </label>
+        }
+        { window(lab.world(), first, props.focus, props.lang, &d) }
+    </> }
+}
+
+fn window(world: &World, first: u64, focus: Option<u64>, lang: Lang, d: &Dispatch) -> Html {
+    let ids = world.member_ids();
+    let last = last_index(world);
+    let end = (first + SHOWN - 1).min(last + 1).max(first);
     let columns = first..=end;
     // Only the shown entries are described (a long log would cost every frame).
     let views: Vec<(MemberId, Option<RaftView>)> = ids
@@ -67,26 +118,40 @@ pub fn render(world: &World, focus: Option<u64>, lang: Lang, d: &Dispatch) -> Ht
             </p>
         }
     });
+    // One line across every row: the leader's commit index (else the highest any member knows).
+    let commit = leader_view.map(|v| v.commit).unwrap_or_else(|| {
+        views
+            .iter()
+            .filter_map(|(_, v)| v.as_ref().map(|v| v.commit))
+            .max()
+            .unwrap_or(0)
+    });
+    let edge = |i: u64| (i == commit).then_some("commit-edge");
     html! {
-        <div class="logs" data-logs="">
+        <div class="logs" data-logs="" data-commit-line={commit.to_string()}>
             { for focus_bar }
             <div class="log-grid" style={format!("--cols: {}", columns.clone().count())}>
                 <span class="log-name" />
-                { for columns.clone().map(|i| html! { <span class={classes!("log-index", (focus == Some(i)).then_some("focused"))}>{ i }</span> }) }
+                { for columns.clone().map(|i| html! { <span class={classes!("log-index", (focus == Some(i)).then_some("focused"), edge(i))}>{ i }</span> }) }
                 { for views.iter().map(|(id, view)| {
                     let progress = leader_view.and_then(|lv| lv.progress.iter().find(|p| p.member == *id && lv.id != *id));
                     let doomed = world.entries_to_be_overwritten(*id);
                     html! { <>
                         <span class={classes!("log-name", (leader == Some(*id)).then_some("is-leader"))}>{ id.to_string() }</span>
-                        { for columns.clone().map(|i| cell(view.as_ref(), i, doomed.contains(&i), focus == Some(i), progress.map(|p| (p.match_index, p.next_index)), lang)) }
+                        { for columns.clone().map(|i| cell(view.as_ref(), i, (doomed.contains(&i), focus == Some(i), i == commit), progress.map(|p| (p.match_index, p.next_index)), lang)) }
                     </> }
                 }) }
             </div>
-            <div class="log-legend">
-                <span class="entry t1 sample">{ "2" }</span>{ t(lang, Text::Committed) }
-                <span class="entry t1 sample uncommitted">{ "2" }</span>{ t(lang, Text::Uncommitted) }
-                <span class="entry t1 sample applied">{ "2" }</span>{ t(lang, Text::Applied) }
-                <span class="entry t1 sample conflict">{ "2" }</span>{ t(lang, Text::Conflict) }
+            <div class="log-legend" data-log-legend="">
+                <span class="legend-item">
+                    { for (1..=4).map(|term| html! { <span class={classes!("entry", "sample", format!("t{term}"))}>{ term }</span> }) }
+                    { t(lang, Text::ColourIsTerm) }
+                </span>
+                <span class="legend-item"><span class="entry t2 sample">{ "2" }</span>{ t(lang, Text::Committed) }</span>
+                <span class="legend-item"><span class="entry t2 sample uncommitted">{ "2" }</span>{ t(lang, Text::UncommittedHollow) }</span>
+                <span class="legend-item"><span class="entry t2 sample conflict">{ "2" }<span class="conflict-mark">{ "✕" }</span></span>{ t(lang, Text::Conflict) }</span>
+                <span class="legend-item"><span class="sample commit-sample" />{ t(lang, Text::CommitLine) }</span>
+                <span class="legend-item"><span class="kind-sample">{ "put" }</span>{ t(lang, Text::EntryKinds) }</span>
             </div>
             { progress_table(leader_view, lang) }
         </div>
@@ -96,11 +161,11 @@ pub fn render(world: &World, focus: Option<u64>, lang: Lang, d: &Dispatch) -> Ht
 fn cell(
     view: Option<&RaftView>,
     index: u64,
-    conflict: bool,
-    focused: bool,
+    (conflict, focused, commit_edge): (bool, bool, bool),
     progress: Option<(u64, u64)>,
     lang: Lang,
 ) -> Html {
+    let edge = commit_edge.then_some("commit-edge");
     let marks = progress.map(|(m, n)| (index == m, index == n));
     let (is_match, is_next) = marks.unwrap_or((false, false));
     let mark = html! { <>
@@ -108,13 +173,13 @@ fn cell(
         if is_next { <span class="mark-next" title={t(lang, Text::Next)}>{ "N" }</span> }
     </> };
     let Some(view) = view else {
-        return html! { <span class="cell empty stopped">{ mark }</span> };
+        return html! { <span class={classes!("cell", "empty", "stopped", edge)}>{ mark }</span> };
     };
     if index <= view.snapshot_index {
-        return html! { <span class="cell compacted" title="snapshot">{ mark }</span> };
+        return html! { <span class={classes!("cell", "compacted", edge)} title="snapshot">{ mark }</span> };
     }
     let Some(entry) = view.log.iter().find(|e| e.index == index) else {
-        return html! { <span class="cell empty">{ mark }</span> };
+        return html! { <span class={classes!("cell", "empty", edge)}>{ mark }</span> };
     };
     let committed = index <= view.commit;
     let applied = index <= view.applied;
@@ -127,7 +192,9 @@ fn cell(
         conflict.then_some("conflict"),
         focused.then_some("focused"),
         (entry.kind == EntryKind::Config).then_some("config"),
+        edge,
     );
+    let kind = entry_kind_label(&entry.summary, entry.kind == EntryKind::Config);
     let state = if committed {
         t(lang, Text::Committed)
     } else {
@@ -135,8 +202,12 @@ fn cell(
     };
     html! {
         <span class={class} data-index={index.to_string()} data-term={entry.term.to_string()}
+              data-entry-kind={kind.clone()} data-conflict={conflict.then_some("true")}
               title={format!("{} {index} · {} {} · {} · {state}", t(lang, Text::Index), t(lang, Text::Term), entry.term, entry.summary)}>
-            { entry.term }{ mark }
+            { entry.term }
+            <span class="kind">{ kind }</span>
+            if conflict { <span class="conflict-mark" aria-hidden="true">{ "✕" }</span> }
+            { mark }
         </span>
     }
 }

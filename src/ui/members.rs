@@ -2,23 +2,46 @@
 //! (each a script verb sent through the console engine).
 
 use super::cluster::state_of;
-use super::i18n::{role, t, Lang, Text};
-use crate::base::MemberId;
+use super::i18n::{refusal_reason, role, t, Lang, Text};
+use super::page::Page;
+use crate::base::{MemberId, Millis};
 use crate::etcd::Cluster as World;
+use crate::raft::NodeEvent;
 use yew::prelude::*;
+
+/// How long after a refusal the card still explains it (virtual time).
+const REFUSAL_SHOWN_MS: Millis = 3_000;
+
+/// A button that cannot act now: disabled, and why, in its title and in a line beside it.
+pub fn blocked_button(
+    action: &'static str,
+    label: &str,
+    reason: Option<&str>,
+    onclick: Callback<MouseEvent>,
+) -> Html {
+    let reason_id = format!("why-{action}");
+    html! { <>
+        <button data-action={action} disabled={reason.is_some()} title={reason.map(str::to_string)}
+            aria-describedby={reason.map(|_| reason_id.clone())} {onclick}>{ label.to_string() }</button>
+        if let Some(reason) = reason {
+            <span class="disabled-reason" id={reason_id} data-disabled-reason={action}>{ reason.to_string() }</span>
+        }
+    </> }
+}
 
 /// The fsync delay the "slow disk" control sets.
 pub const SLOW_DISK: &str = "200ms";
 
 pub fn render(world: &World, lang: Lang, send: &Callback<String>) -> Html {
     let add = |verb: &'static str| send.reform(move |_: MouseEvent| verb.to_string());
+    let no_leader = world.leader().is_none().then(|| t(lang, Text::NeedsLeader));
     html! {
         <div class="members-panel">
             <div class="panel-head">
                 <h2>{ t(lang, Text::Members) }</h2>
                 <div class="head-actions">
-                    <button data-action="add-member" onclick={add("add-member")}>{ t(lang, Text::AddMember) }</button>
-                    <button data-action="add-learner" onclick={add("add-learner")}>{ t(lang, Text::AddLearner) }</button>
+                    { blocked_button("add-member", t(lang, Text::AddMember), no_leader, add("add-member")) }
+                    { blocked_button("add-learner", t(lang, Text::AddLearner), no_leader, add("add-learner")) }
                 </div>
             </div>
             <div class="members">
@@ -56,7 +79,7 @@ fn card(world: &World, id: MemberId, lang: Lang, send: &Callback<String>) -> Htm
                 <strong class="member-name">{ id.to_string() }</strong>
                 <span class={classes!("badge", state)}>{ role(lang, state) }</span>
                 if learner { <span class="badge learner">{ t(lang, Text::Learner) }</span> }
-                if paused { <span class="badge paused">{ t(lang, Text::Paused) }</span> }
+                if paused { <span class="badge paused">{ t(lang, Text::Frozen) }</span> }
                 if slow { <span class="badge slow">{ t(lang, Text::SlowDiskBadge) }</span> }
             </div>
             if let Some(v) = &view {
@@ -69,6 +92,8 @@ fn card(world: &World, id: MemberId, lang: Lang, send: &Callback<String>) -> Htm
             } else {
                 <p class="down">{ format!("{} · {} {term}", t(lang, Text::Stopped), t(lang, Text::Term)) }</p>
             }
+            { refusals(world, id, lang) }
+            <Feedback member={id.to_string()} />
             <div class="member-actions">
                 if running {
                     <button data-action="kill" onclick={verb("kill")}>{ t(lang, Text::Kill) }</button>
@@ -80,6 +105,10 @@ fn card(world: &World, id: MemberId, lang: Lang, send: &Callback<String>) -> Htm
                     <button data-action="timeout" onclick={verb("timeout")}>{ t(lang, Text::Timeout) }</button>
                 } else {
                     <button data-action="restart" class="primary" onclick={verb("restart")}>{ t(lang, Text::Restart) }</button>
+                }
+                if running && state == "leader" {
+                    <button data-action="client-write" class="primary" title={super::ring::client_write(id, world.kv_view(id).map_or(0, |v| v.revision))}
+                        onclick={command(super::ring::client_write(id, world.kv_view(id).map_or(0, |v| v.revision)))}>{ t(lang, Text::ClientWrite) }</button>
                 }
                 <details class="more">
                     <summary data-action="more">{ t(lang, Text::More) }</summary>
@@ -101,6 +130,75 @@ fn card(world: &World, id: MemberId, lang: Lang, send: &Callback<String>) -> Htm
                 </details>
             </div>
         </div>
+    }
+}
+
+/// Why the voters said no to this member's latest campaign (a "time out" that led nowhere),
+/// from the engine's refusal events of the last few seconds.
+fn refusals(world: &World, id: MemberId, lang: Lang) -> Html {
+    let now = world.now();
+    let mut seen: Vec<MemberId> = Vec::new();
+    let lines: Vec<Html> = world
+        .recent_events(40)
+        .iter()
+        .rev()
+        .filter(|e| now.saturating_sub(e.time_ms) <= REFUSAL_SHOWN_MS)
+        .filter_map(|e| match &e.event {
+            NodeEvent::RefusedVote { candidate, reason, .. } if *candidate == id && !seen.contains(&e.member) => {
+                seen.push(e.member);
+                let why = refusal_reason(lang, &id.to_string(), reason);
+                Some(html! {
+                    <li data-refusal={e.member.to_string()}>{ format!("✕ {}: {why}", e.member) }</li>
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    if lines.is_empty() {
+        return html! {};
+    }
+    html! {
+        <div class="refusals" role="status">
+            <span>{ t(lang, Text::RefusedBy) }</span>
+            <ul>{ for lines }</ul>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct FeedbackProps {
+    pub member: String,
+}
+
+/// The last command, when it was about this member and failed: its error, beside the buttons
+/// that sent it (the console has it too, but the eye is here).
+#[component]
+pub fn Feedback(props: &FeedbackProps) -> Html {
+    let Some(page) = use_context::<Page>() else {
+        return html! {};
+    };
+    let lab = page.lab.borrow();
+    let Some(last) = lab.transcript().last() else {
+        return html! {};
+    };
+    let about_me = last
+        .line
+        .split_whitespace()
+        .skip(1)
+        .any(|w| w == props.member);
+    if last.code == 0 || !about_me {
+        return html! {};
+    }
+    let error = last
+        .stderr
+        .lines()
+        .chain(last.stdout.lines())
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    html! {
+        <p class="action-error" role="alert" data-action-error={props.member.clone()}>
+            <code>{ last.line.clone() }</code>{ " → " }{ error.to_string() }
+        </p>
     }
 }
 

@@ -5,6 +5,7 @@
 pub mod i18n;
 pub mod lab;
 pub mod recorder;
+pub mod ring;
 pub mod share;
 pub mod view;
 
@@ -18,6 +19,8 @@ mod console;
 mod crash;
 #[cfg(target_arch = "wasm32")]
 mod dom;
+#[cfg(target_arch = "wasm32")]
+mod field;
 #[cfg(target_arch = "wasm32")]
 mod frames;
 #[cfg(target_arch = "wasm32")]

@@ -1,12 +1,14 @@
-//! The network tab: presets, partitions by drag and drop, latency, jitter and loss sliders,
-//! and the messages in flight.
+//! The network tab: the network's state (a chip), presets, partitions by drag and drop
+//! (starting from the partition in force), latency, jitter and loss sliders, and the
+//! messages in flight.
 
 use super::i18n::{t, Lang, Text};
 use super::lab::Msg;
 use super::page::Dispatch;
+use super::ring;
 use super::view::Action;
 use crate::base::MemberId;
-use crate::etcd::Cluster as World;
+use crate::etcd::{Cluster as World, PartitionView};
 use std::collections::BTreeMap;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -34,21 +36,32 @@ pub fn network(world: &World, lang: Lang, d: &Dispatch) -> Html {
             .collect()
     });
     let flying = world.in_flight();
+    let partition = world.partition_view();
+    let active: Vec<usize> = ids
+        .iter()
+        .map(|m| partition.group_of(*m).min(GROUPS.len() - 1))
+        .collect();
+    let why = leader.is_none().then(|| t(lang, Text::NeedsLeader));
     html! {
         <div class="network" data-panel="network">
+            { partition_chip(&partition, lang) }
             <h3>{ t(lang, Text::Presets) }</h3>
             <div class="button-row">
-                <button data-preset="isolate-leader" disabled={leader.is_none()}
+                <button data-preset="isolate-leader" disabled={leader.is_none()} title={why}
                     onclick={d.command("isolate leader".into())}>{ t(lang, Text::IsolateLeader) }</button>
-                <button data-preset="split" disabled={split.is_none()}
+                <button data-preset="split" disabled={split.is_none()} title={why}
                     onclick={d.command(split.unwrap_or_default())}>{ t(lang, Text::Split) }</button>
-                <button data-preset="asymmetric" disabled={asymmetric.is_none()}
+                <button data-preset="asymmetric" disabled={asymmetric.is_none()} title={why}
                     onclick={{ let d = d.clone(); let lines = asymmetric.unwrap_or_default();
                         Callback::from(move |_: MouseEvent| d.dispatch(Msg::Commands(lines.clone()))) }}>
                     { t(lang, Text::Asymmetric) }</button>
-                <button data-action="heal" class="primary" onclick={d.command("heal".into())}>{ t(lang, Text::Heal) }</button>
+                <button data-action="heal" class="primary" disabled={partition.is_whole()}
+                    onclick={d.command("heal".into())}>{ t(lang, Text::Heal) }</button>
             </div>
-            <PartitionEditor members={ids.iter().map(|m| m.to_string()).collect::<Vec<_>>()} lang={lang} dispatch={d.clone()} />
+            if let Some(why) = why {
+                <p class="disabled-reason" data-disabled-reason="presets">{ why }</p>
+            }
+            <PartitionEditor members={ids.iter().map(|m| m.to_string()).collect::<Vec<_>>()} {active} lang={lang} dispatch={d.clone()} />
             <div class="sliders">
                 { slider(lang, d, Text::Latency, "latency", config.latency_ms as f64, (500.0, 5.0, " ms"),
                     move |v| format!("latency {}ms jitter {jitter}ms", v.max(1.0) as u64)) }
@@ -102,6 +115,18 @@ fn slider(
     }
 }
 
+/// The network's state as a chip: whole, or which groups are cut apart and which links fail.
+pub fn partition_chip(view: &PartitionView, lang: Lang) -> Html {
+    let detail = ring::partition_chip(view);
+    let whole = view.is_whole();
+    html! {
+        <span class={classes!("partition-chip", if whole { "whole" } else { "cut" })} role="status"
+              data-partition-chip={if whole { "whole".to_string() } else { detail.clone() }}>
+            { if whole { t(lang, Text::NetworkWhole).to_string() } else { format!("{}: {detail}", t(lang, Text::Partitioned)) } }
+        </span>
+    }
+}
+
 fn names(ids: &[MemberId]) -> String {
     ids.iter()
         .map(|m| m.to_string())
@@ -112,6 +137,8 @@ fn names(ids: &[MemberId]) -> String {
 #[derive(Properties, PartialEq)]
 pub struct PartitionProps {
     pub members: Vec<String>,
+    /// Each member's group in the network as it is (0 = A), so the editor starts from it.
+    pub active: Vec<usize>,
     pub lang: Lang,
     pub dispatch: Dispatch,
 }
@@ -121,7 +148,21 @@ const GROUPS: [&str; 3] = ["A", "B", "C"];
 /// Members dragged (or clicked) into up to three groups; "cut" partitions between them.
 #[component]
 pub fn PartitionEditor(props: &PartitionProps) -> Html {
-    let groups = use_state(BTreeMap::<String, usize>::new);
+    let from_network = |props: &PartitionProps| -> BTreeMap<String, usize> {
+        props
+            .members
+            .iter()
+            .cloned()
+            .zip(props.active.iter().copied())
+            .collect()
+    };
+    let groups = use_state(|| from_network(props));
+    {
+        // A change of the network itself (a preset, heal, a console line) replaces the draft.
+        let groups = groups.clone();
+        let now = from_network(props);
+        use_effect_with(now, move |now| groups.set(now.clone()));
+    }
     let group_of = |m: &String| groups.get(m).copied().unwrap_or(0);
     let lang = props.lang;
     let move_to = {

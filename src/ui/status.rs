@@ -98,6 +98,8 @@ pub fn quorum_meter(world: &World, lang: Lang) -> Html {
                     <span class="verdict">{ if ok { "✓ " } else { "✕ " } }{ t(lang, if ok { Text::WritesCommit } else { Text::WritesBlocked }) }</span>
                 }
                 <span class="tolerates">{ tolerance(lang, total, tolerated) }</span>
+                <span class="more-failures" data-more-failures={view.more_failures_tolerated.to_string()}>
+                    { more_failures(lang, view.more_failures_tolerated, ok) }</span>
             </div>
         </div>
     }
@@ -114,8 +116,26 @@ fn tolerance(lang: Lang, voters: usize, failures: usize) -> String {
     }
 }
 
+/// What the members up now still survive (ring, issue 17 point 12: the line above is the
+/// configuration's promise, this is the state it is in).
+fn more_failures(lang: Lang, more: usize, ok: bool) -> String {
+    match (lang, ok) {
+        (Lang::En, true) => format!(
+            " · now {more} more failure{} tolerated",
+            if more == 1 { "" } else { "s" }
+        ),
+        (Lang::En, false) => " · no failure tolerated now".to_string(),
+        (Lang::ZhTw, true) => format!(" · 目前還能再容忍 {more} 個故障"),
+        (Lang::ZhTw, false) => " · 目前無法再容忍任何故障".to_string(),
+    }
+}
+
 pub fn events(world: &World, violations: &[Violation], lang: Lang) -> Html {
-    let recent = world.recent_events(8);
+    // Repeats (a member that keeps becoming pre-candidate while there is no quorum) fold into
+    // one line with a count (ring, issue 17 point 6).
+    let recent = world.recent_events(400);
+    let folded = super::ring::fold_repeats(&recent, |e| (e.member, e.event.clone()));
+    let shown = folded.len().saturating_sub(8);
     html! {
         <div class="events panel">
             <h2>{ t(lang, Text::Events) }</h2>
@@ -126,11 +146,15 @@ pub fn events(world: &World, violations: &[Violation], lang: Lang) -> Html {
                         { format!("✕ {v}") }
                     </li>
                 }) }
-                { for recent.iter().rev().map(|e| html! {
-                    <li>
-                        <span class="when">{ format!("{:.2}s", e.time_ms as f64 / 1000.0) }</span>
-                        { narrate(lang, &e.member.to_string(), &e.event) }
-                    </li>
+                { for folded[shown..].iter().rev().map(|(latest, count, _)| {
+                    let e = &recent[*latest];
+                    html! {
+                        <li data-repeat={(*count > 1).then(|| count.to_string())}>
+                            <span class="when">{ format!("{:.2}s", e.time_ms as f64 / 1000.0) }</span>
+                            { narrate(lang, &e.member.to_string(), &e.event) }
+                            if *count > 1 { <span class="repeat">{ format!(" ×{count}") }</span> }
+                        </li>
+                    }
                 }) }
             </ol>
         </div>

@@ -5,7 +5,7 @@ use super::{Raft, Role, RoleName};
 use crate::base::{Index, MemberId, Term};
 use crate::raft::message::{Body, Message};
 use crate::raft::quorum::VoteResult;
-use crate::raft::ready::NodeEvent;
+use crate::raft::ready::{NodeEvent, VoteRefusal};
 use crate::raft::tracker::LeaderState;
 use std::collections::BTreeMap;
 
@@ -201,6 +201,16 @@ impl Raft {
         let log_ok = self.config.teaching.vote_without_log_check
             || self.log.is_up_to_date(last_index, last_term);
         let grant = can_vote && log_ok;
+        if !grant {
+            let reason = match (log_ok, self.vote, self.leader) {
+                (false, _, _) => VoteRefusal::LogBehind,
+                (true, Some(vote), _) => VoteRefusal::AlreadyVoted { vote },
+                (true, None, Some(leader)) => VoteRefusal::HasLeader { leader },
+                // can_vote holds without a vote and a leader, so log_ok must have failed.
+                (true, None, None) => VoteRefusal::LogBehind,
+            };
+            self.refuse_vote(m, pre, reason);
+        }
         let resp_term = if grant { m.term } else { self.term };
         let body = if pre {
             Body::PreVoteResp { reject: !grant }
@@ -220,6 +230,16 @@ impl Raft {
             to: m.from,
             term: resp_term,
             body,
+        });
+    }
+
+    /// Records why a (pre-)vote for `m.from` was not granted, for the narration.
+    pub(super) fn refuse_vote(&mut self, m: &Message, pre: bool, reason: VoteRefusal) {
+        self.events.push(NodeEvent::RefusedVote {
+            candidate: m.from,
+            term: m.term,
+            pre,
+            reason,
         });
     }
 
@@ -275,5 +295,123 @@ impl Raft {
         } else {
             self.send_append(target, true);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::Rng;
+    use crate::raft::Config;
+
+    fn persist(node: &mut Raft) -> Vec<NodeEvent> {
+        let mut events = Vec::new();
+        while node.has_ready() {
+            let rd = node.ready();
+            events.extend(rd.events.iter().cloned());
+            node.advance(&rd);
+        }
+        events
+    }
+
+    fn member(id: u64) -> Raft {
+        let voters = vec![MemberId(1), MemberId(2), MemberId(3)];
+        let mut node = Raft::new(Config::new(MemberId(id), voters), Rng::new(id));
+        persist(&mut node);
+        node
+    }
+
+    fn pre_vote(from: u64, term: Term, last_index: Index, last_term: Term) -> Message {
+        Message {
+            from: MemberId(from),
+            to: MemberId(2),
+            term,
+            body: Body::PreVote {
+                last_index,
+                last_term,
+            },
+        }
+    }
+
+    fn refusals(events: &[NodeEvent]) -> Vec<VoteRefusal> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                NodeEvent::RefusedVote { reason, .. } => Some(*reason),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Thesis §4.2.3: within its leader's lease a follower ignores a pre-vote, and says why.
+    #[test]
+    fn a_follower_in_its_leaders_lease_ignores_a_pre_vote_and_says_why() {
+        let mut node = member(2);
+        node.become_follower(2, Some(MemberId(1)));
+        persist(&mut node);
+        let (last_index, last_term) = (node.log.last_index(), node.log.last_term());
+        node.step(pre_vote(3, 3, last_index, last_term));
+        let events = persist(&mut node);
+        let leader = MemberId(1);
+        assert_eq!(refusals(&events), [VoteRefusal::LeaderLease { leader }]);
+        assert!(
+            node.msgs.is_empty(),
+            "no answer is sent in the lease: {:?}",
+            node.msgs
+        );
+        let line = events.last().map(ToString::to_string).unwrap_or_default();
+        assert_eq!(
+            line,
+            "refused the pre-vote of m3 for term 3: it heard from leader m1 within the election timeout (check-quorum)"
+        );
+    }
+
+    #[test]
+    fn a_candidate_with_a_shorter_log_is_refused_for_its_log() {
+        let mut node = member(2);
+        node.step(pre_vote(3, 2, 0, 0));
+        let events = persist(&mut node);
+        assert_eq!(refusals(&events), [VoteRefusal::LogBehind]);
+    }
+
+    #[test]
+    fn a_second_candidate_of_the_same_term_is_refused_for_the_vote_already_given() {
+        let mut node = member(2);
+        let (last_index, last_term) = (node.log.last_index(), node.log.last_term());
+        let ask = |from: u64| Message {
+            from: MemberId(from),
+            to: MemberId(2),
+            term: 2,
+            body: Body::RequestVote {
+                last_index,
+                last_term,
+                transfer: false,
+            },
+        };
+        node.step(ask(1));
+        node.step(ask(3));
+        let events = persist(&mut node);
+        let vote = MemberId(1);
+        assert_eq!(refusals(&events), [VoteRefusal::AlreadyVoted { vote }]);
+        node.step(pre_vote(3, 1, last_index, last_term));
+        let events = persist(&mut node);
+        assert_eq!(refusals(&events), [VoteRefusal::StaleTerm { term: 2 }]);
+    }
+
+    #[test]
+    fn a_campaign_shows_who_granted_and_who_refused() {
+        let mut node = member(1);
+        assert!(node.view().votes.is_empty(), "a follower has no tally");
+        node.force_timeout();
+        persist(&mut node);
+        assert_eq!(node.role_name(), RoleName::PreCandidate);
+        node.step(Message {
+            from: MemberId(3),
+            to: MemberId(1),
+            term: 1,
+            body: Body::PreVoteResp { reject: true },
+        });
+        let votes = node.view().votes;
+        assert_eq!(votes, [(MemberId(1), true), (MemberId(3), false)]);
     }
 }

@@ -19,7 +19,7 @@ use super::message::{Body, Message};
 use super::progress::Progress;
 use super::quorum::JointConfig;
 use super::read_only::ReadState;
-use super::ready::{HardState, NodeEvent, Ready, Snapshot};
+use super::ready::{HardState, NodeEvent, Ready, Snapshot, VoteRefusal};
 use super::tracker::LeaderState;
 use crate::base::{Index, MemberId, Rng, Term};
 use serde::Serialize;
@@ -218,6 +218,15 @@ impl Raft {
         matches!(self.role, Role::Leader(_))
     }
 
+    /// The answers a (pre-)candidate has had in its campaign, its own vote included (true:
+    /// granted); `None` while it is not campaigning.
+    pub fn campaign_votes(&self) -> Option<&BTreeMap<MemberId, bool>> {
+        match &self.role {
+            Role::PreCandidate { votes } | Role::Candidate { votes } => Some(votes),
+            _ => None,
+        }
+    }
+
     pub fn leader_state(&self) -> Option<&LeaderState> {
         match &self.role {
             Role::Leader(state) => Some(state),
@@ -382,6 +391,10 @@ impl Raft {
                 && self.leader.is_some()
                 && self.election_elapsed < self.config.election_tick;
             if in_lease && !transfer {
+                if let Some(leader) = self.leader {
+                    let pre = matches!(m.body, Body::PreVote { .. });
+                    self.refuse_vote(m, pre, VoteRefusal::LeaderLease { leader });
+                }
                 return false;
             }
         }
@@ -398,6 +411,11 @@ impl Raft {
 
     /// A message of an earlier term is dropped, but some senders must learn the new term.
     fn answer_stale(&mut self, m: &Message) {
+        if let Body::PreVote { .. } | Body::RequestVote { .. } = m.body {
+            let pre = matches!(m.body, Body::PreVote { .. });
+            let term = self.term;
+            self.refuse_vote(m, pre, VoteRefusal::StaleTerm { term });
+        }
         let body = match m.body {
             // A stale leader learns of the new term and steps down; without this,
             // check-quorum plus pre-vote could keep it leading forever (etcd #5451).
