@@ -10,11 +10,10 @@ use super::header;
 use super::i18n::{t, Lang, Text};
 use super::lab::{Lab, Msg};
 use super::page::{self, Dispatch, Page};
-use super::share_panel;
 use super::status;
 use super::tabs;
 use super::view::{Action, View};
-use super::{cluster, members, panels};
+use super::{cluster, lessons_panel, members, panels};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -37,6 +36,7 @@ fn App() -> Html {
     }
     use_shortcuts(page.dispatcher());
     page::use_remembered_preferences(page.view.lang, page.view.presenter);
+    page::use_remembered_lessons(&page.lab.borrow());
     use_recovery(&page);
     html! {
         <ContextProvider<Page> context={page}>
@@ -116,11 +116,7 @@ fn use_recovery(page: &Page) {
     let run = page.lab.clone();
     use_effect_with(key, move |(settings, lang, _, _)| {
         let lab = run.borrow();
-        let link = format!(
-            "{}#{}",
-            dom::base_url(),
-            share_panel::share_fragment(lab.session(), settings)
-        );
+        let link = format!("{}#{}", dom::base_url(), lab.share_fragment());
         crash::record(*lang, settings.seed, &lab.session().export_script(), &link);
     });
 }
@@ -204,6 +200,7 @@ fn side(lab: &Lab, view: &View, d: &Dispatch) -> Html {
     let send_line = send_line(d);
     html! {
         <section class="side">
+            { lessons_panel::open_step(lab, view.lang, d) }
             <div class="panel">{ members::render(lab.world(), view.lang, &send_line) }</div>
             <div class="panel tabs-panel">
                 { tabs::tabs(view.tab, view.lang, d) }

@@ -4,6 +4,7 @@
 
 pub mod i18n;
 pub mod lab;
+pub mod lessons;
 pub mod recorder;
 pub mod share;
 pub mod view;
@@ -26,6 +27,8 @@ mod header;
 mod kube_panel;
 #[cfg(target_arch = "wasm32")]
 mod lamport;
+#[cfg(target_arch = "wasm32")]
+mod lessons_panel;
 #[cfg(target_arch = "wasm32")]
 mod logs;
 #[cfg(target_arch = "wasm32")]

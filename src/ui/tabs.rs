@@ -6,10 +6,11 @@ use super::lab::Lab;
 use super::page::Dispatch;
 use super::recorder::Recorder;
 use super::view::{Action, Notice, Tab, View};
-use super::{kube_panel, lamport, logs, network, panels, rules, share_panel};
+use super::{kube_panel, lamport, lessons_panel, logs, network, panels, rules, share_panel};
 use yew::prelude::*;
 
-const TABS: [(Tab, &str, Text); 7] = [
+const TABS: [(Tab, &str, Text); 8] = [
+    (Tab::Lessons, "lessons", Text::Lessons),
     (Tab::Logs, "logs", Text::Log),
     (Tab::SpaceTime, "space-time", Text::TabSpaceTime),
     (Tab::Network, "network", Text::TabNetwork),
@@ -40,11 +41,12 @@ pub fn tabs(current: Tab, lang: Lang, d: &Dispatch) -> Html {
 pub fn body(lab: &Lab, view: &View, on_select: Callback<u64>, d: &Dispatch) -> Html {
     let (world, session, lang) = (lab.world(), lab.session(), view.lang);
     match view.tab {
+        Tab::Lessons => lessons_panel::contents(lab.lessons(), lang, d),
         Tab::Logs => logs::render(world, view.log_focus, lang, d),
         Tab::SpaceTime => space_time(lab, view, on_select, d),
         Tab::Network => network::network(world, lang, d),
         Tab::Rules => rules::rules(lab.settings(), session.monitor(), lang, d),
-        Tab::Share => share_panel::share(session, lab.settings(), lang, d),
+        Tab::Share => share_panel::share(lab, lang, d),
         Tab::Keys => panels::keys(world, view.kv_member, lang, d),
         Tab::Kube => kube_panel::kube(session, view.follow, lang, d),
     }

@@ -35,6 +35,7 @@ impl Notice {
 /// The panels of the side area.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tab {
+    Lessons,
     Logs,
     SpaceTime,
     Network,
