@@ -12,11 +12,15 @@
 //!   [`Runner::execute`]`(line, stdin)`: a command typed or a button's command.
 //! - [`Runner::solution`], [`Runner::play_next`] (one line, so the page can show it typed),
 //!   [`Runner::play_rest`], [`Runner::played`].
-//! - [`Runner::restart`] (back to the step's start), [`Runner::jump`]`(n)`, [`Runner::next`],
-//!   [`Runner::back`] (jumps: replayed from the seed, so every step opens on the world CI
+//! - [`Runner::restart`] (back to the step's start), [`Runner::jump`]`(n)`, [`Runner::next_step`],
+//!   [`Runner::back_step`] (jumps: replayed from the seed, so every step opens on the world CI
 //!   checked).
 //! - [`shipped::all`], [`shipped::find`]`(id)`: the lessons that ship; [`Lesson::parse`]
 //!   `(file, text)`: a teacher's file, with errors naming the file, step and field.
+//! - With the goal language (`crate::console::goal`): `Runner::goal_met() -> bool` and
+//!   `Runner::explain() -> String` (watched after every engine event, against the baseline
+//!   taken when the step opened), `Runner::answer(Answer::Choice(k) | Answer::Number(n)) ->
+//!   Verdict { right, reveal }`, `Runner::answered()`.
 
 pub mod format;
 mod runner;

@@ -140,7 +140,7 @@ impl Runner {
     }
 
     /// The next step; `false` at the last one.
-    pub fn next(&mut self) -> Result<bool, String> {
+    pub fn next_step(&mut self) -> Result<bool, String> {
         if self.step + 1 >= self.lesson.steps().len() {
             return Ok(false);
         }
@@ -148,7 +148,7 @@ impl Runner {
     }
 
     /// The step before; `false` at the first one.
-    pub fn back(&mut self) -> Result<bool, String> {
+    pub fn back_step(&mut self) -> Result<bool, String> {
         match self.step.checked_sub(1) {
             Some(before) => self.jump(before).map(|()| true),
             None => Ok(false),
@@ -264,12 +264,12 @@ steps:
         r.restart();
         assert_eq!(r.session().world.status(), start);
         assert_eq!(r.played(), 0);
-        assert_eq!(r.back(), Ok(false));
-        assert_eq!(r.next(), Ok(true));
+        assert_eq!(r.back_step(), Ok(false));
+        assert_eq!(r.next_step(), Ok(true));
         assert_eq!(r.step_index(), 1);
         assert_eq!(r.step().title.en, "Two");
-        assert_eq!(r.next(), Ok(false));
-        assert_eq!(r.back(), Ok(true));
+        assert_eq!(r.next_step(), Ok(false));
+        assert_eq!(r.back_step(), Ok(true));
         assert_eq!(r.session().world.status(), start);
         let e = Runner::open(lesson("wait 1s"), 2).unwrap_err();
         assert_eq!(e, "lesson \"two\" has 2 steps, not 3");

@@ -4,10 +4,64 @@
 use super::format::Lesson;
 
 /// Each shipped file: its name under `static/lessons/` and its text.
-pub const FILES: &[(&str, &str)] = &[(
-    "05-leader-election.yaml",
-    include_str!("../../static/lessons/05-leader-election.yaml"),
-)];
+pub const FILES: &[(&str, &str)] = &[
+    (
+        "01-registry.yaml",
+        include_str!("../../static/lessons/01-registry.yaml"),
+    ),
+    (
+        "02-desired-observed.yaml",
+        include_str!("../../static/lessons/02-desired-observed.yaml"),
+    ),
+    (
+        "03-apiserver-only.yaml",
+        include_str!("../../static/lessons/03-apiserver-only.yaml"),
+    ),
+    (
+        "04-secrets.yaml",
+        include_str!("../../static/lessons/04-secrets.yaml"),
+    ),
+    (
+        "05-leader-election.yaml",
+        include_str!("../../static/lessons/05-leader-election.yaml"),
+    ),
+    (
+        "06-write-journey.yaml",
+        include_str!("../../static/lessons/06-write-journey.yaml"),
+    ),
+    (
+        "07-quorum.yaml",
+        include_str!("../../static/lessons/07-quorum.yaml"),
+    ),
+    (
+        "08-odd-members.yaml",
+        include_str!("../../static/lessons/08-odd-members.yaml"),
+    ),
+    (
+        "09-partitions.yaml",
+        include_str!("../../static/lessons/09-partitions.yaml"),
+    ),
+    (
+        "10-reading-the-registry.yaml",
+        include_str!("../../static/lessons/10-reading-the-registry.yaml"),
+    ),
+    (
+        "11-backup.yaml",
+        include_str!("../../static/lessons/11-backup.yaml"),
+    ),
+    (
+        "12-restore.yaml",
+        include_str!("../../static/lessons/12-restore.yaml"),
+    ),
+    (
+        "13-mvcc-history.yaml",
+        include_str!("../../static/lessons/13-mvcc-history.yaml"),
+    ),
+    (
+        "14-healthy-etcd.yaml",
+        include_str!("../../static/lessons/14-healthy-etcd.yaml"),
+    ),
+];
 
 /// The shipped lessons, parsed; a file that does not parse is an error naming it (the unit
 /// tests and `raftlab lesson check --all` make sure none does).
