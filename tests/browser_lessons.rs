@@ -10,7 +10,7 @@
 
 mod browser_support;
 
-use browser_support::raftlab::{PAUSE, PLAY};
+use browser_support::raftlab::PLAY;
 use browser_support::{story, Harness, Page, Result};
 
 const ELECTION: &str = "leader-election";
@@ -81,7 +81,8 @@ fn kill_button_meets_the_goal_and_back_rewinds() {
             page.screenshot("lesson-goal-met-1280x720").await?;
 
             page.click(r#"[data-action="lesson-back"]"#).await?;
-            page.wait_exists(&open_step(ELECTION, KILL_STEP - 1)).await?;
+            page.wait_exists(&open_step(ELECTION, KILL_STEP - 1))
+                .await?;
             page.wait_exists(&goal(false)).await?;
             page.click(r#"[data-action="lesson-next"]"#).await?;
             page.wait_exists(&open_step(ELECTION, KILL_STEP)).await?;
@@ -121,8 +122,13 @@ fn predict_reveal_jump_reload_share_and_zh() {
             let held = page.sim_time().await?;
             page.click(PLAY).await?;
             tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-            assert_eq!(page.sim_time().await?, held, "the world waits for the answer");
-            assert_eq!(page.count(PAUSE).await?, 0, "Play does not play yet");
+            assert_eq!(
+                page.sim_time().await?,
+                held,
+                "the world waits for the answer"
+            );
+            let header_pause = r#"button.play[data-action="pause"]"#;
+            assert_eq!(page.count(header_pause).await?, 0, "Play does not play yet");
 
             page.click(&format!(r#"[data-predict] [data-choice="{CHOICE_RIGHT}"]"#))
                 .await?;
@@ -131,7 +137,8 @@ fn predict_reveal_jump_reload_share_and_zh() {
             page.click(r#"[data-action="lesson-show"]"#).await?;
             page.wait_console_output("$ wait 500ms").await?;
             page.wait_exists(&goal(true)).await?;
-            page.wait_attr("[data-reveal]", "data-right", "true").await?;
+            page.wait_attr("[data-reveal]", "data-right", "true")
+                .await?;
             let reveal = page.text("[data-reveal]").await?;
             assert!(reveal.contains("Heartbeat"), "reveal: {reveal}");
             page.screenshot("lesson-reveal-1280x720").await?;
@@ -196,7 +203,10 @@ fn a_share_link_keeps_the_step_and_what_was_done_in_it() {
             page.wait_exists(&goal(true)).await?;
             page.pause().await?;
             let url = page.share_url().await?;
-            assert!(url.contains("&at="), "{url}");
+            assert!(
+                url.contains(&format!("&lesson={ELECTION}.{KILL_STEP}")),
+                "{url}"
+            );
             let path = url
                 .split_once("://")
                 .and_then(|(_, rest)| rest.split_once('/'))
@@ -255,9 +265,22 @@ async fn check_layout(page: &Page, id: &str) -> Result {
         .await?;
     let n = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
     assert!(n("cluster_w") > 300.0, "{id}: the cluster is shown: {v}");
-    assert!(n("left") >= n("cluster_right"), "{id}: the lesson is beside the cluster: {v}");
-    assert!(n("right") <= n("width"), "{id}: the lesson fits the window: {v}");
-    assert!(n("top") < 200.0, "{id}: the lesson starts near the top: {v}");
-    assert_eq!(v["wide"], serde_json::json!([]), "{id}: text runs out sideways: {v}");
+    assert!(
+        n("left") >= n("cluster_right"),
+        "{id}: the lesson is beside the cluster: {v}"
+    );
+    assert!(
+        n("right") <= n("width"),
+        "{id}: the lesson fits the window: {v}"
+    );
+    assert!(
+        n("top") < 200.0,
+        "{id}: the lesson starts near the top: {v}"
+    );
+    assert_eq!(
+        v["wide"],
+        serde_json::json!([]),
+        "{id}: text runs out sideways: {v}"
+    );
     Ok(())
 }

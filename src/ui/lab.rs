@@ -181,15 +181,13 @@ impl Lab {
     }
 
     /// The share link's fragment: the run replayed from its settings, and where the lessons
-    /// stand (the open step, where in the script it began, the steps done).
+    /// stand (the open step, the steps done).
     pub fn share_fragment(&self) -> String {
-        let script = self.session.export_script();
-        let mark = self.lessons.link_mark(&script);
         let run = share::encode(&Shared {
             settings: self.settings.clone(),
-            script,
+            script: self.session.export_script(),
         });
-        run + &share::encode_lessons(&mark)
+        run + &share::encode_lessons(&self.lessons.mark())
     }
 
     /// A scrub back in time left the rest of the old run ahead of the slider.
@@ -340,14 +338,11 @@ impl Lab {
             self.observe();
             return Action::Refresh;
         }
-        // The world waited for the answer: it goes on once given.
-        let answering = matches!(msg, LessonMsg::Answer(_));
         match self.lessons.apply(msg) {
             Ok(Some(session)) => {
                 self.install(session);
                 Action::NewRun
             }
-            Ok(None) if answering => Action::Play,
             Ok(None) => Action::Refresh,
             Err(e) => Action::Notify(Notice::error(e)),
         }
@@ -438,8 +433,8 @@ pub fn open_with_lessons(fragment: &str, stored: &str, lang: Lang, presenter: bo
     let Some(step) = step else {
         return (lab, view);
     };
-    let script = linked.map(|l| l.script).unwrap_or_default();
-    match lab.lessons.resume(&step, &script) {
+    let linked = linked.map(|_| lab.session.clone());
+    match lab.lessons.resume(&step, linked.as_ref()) {
         Ok((session, warning)) => {
             lab.install(session);
             if let Some(text) = warning {

@@ -16,7 +16,10 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Debug, PartialEq)]
 pub enum LessonMsg {
     /// Open step `step` (1-based, as the page numbers steps) of lesson `lesson`.
-    Open { lesson: String, step: usize },
+    Open {
+        lesson: String,
+        step: usize,
+    },
     Next,
     Back,
     Restart,
@@ -41,9 +44,6 @@ pub struct Open {
     baseline: Baseline,
     goal: Result<Goal, String>,
     answer: Option<Answer>,
-    /// The run's script as the step opened: a share link tells how much of its own script
-    /// that is, so the link's goal compares against the same moment.
-    start_script: String,
 }
 
 /// The goal as the page shows it now.
@@ -111,29 +111,15 @@ impl Course {
         }
     }
 
-    /// The open step and the progress, as local storage keeps them (a reload opens the step
-    /// from its lesson's seed).
+    /// The open step and the progress, as local storage and share links keep them.
     pub fn mark(&self) -> LessonMark {
         LessonMark {
             open: self.open.as_ref().map(|o| OpenStep {
                 lesson: o.lesson().id.clone(),
                 step: o.number(),
-                at: None,
             }),
             done: self.done.clone(),
         }
-    }
-
-    /// The mark a share link of `script` (the run's script now) carries: with where the step
-    /// began in it, when the run still starts as the step did.
-    pub fn link_mark(&self, script: &str) -> LessonMark {
-        let mut mark = self.mark();
-        if let (Some(open), Some(o)) = (&mut mark.open, &self.open) {
-            open.at = script
-                .starts_with(&o.start_script)
-                .then_some(o.start_script.len());
-        }
-        mark
     }
 
     /// Opens step `step` (1-based) of lesson `id` from its seed: the session to run.
@@ -160,31 +146,37 @@ impl Course {
         Ok(session)
     }
 
-    /// Opens the step as a link left it: from its seed, then the rest of the link's `script`
-    /// after the first `at` bytes, which must be the step's own start. The warning says why the
-    /// step opened from its start instead, or which replayed line failed.
+    /// Opens the step as a link left it: from its seed, then what the link's run (`linked`,
+    /// replayed) did after the step began, each command at its moment, as a rewind replays
+    /// them. The warning says why the step opened from its start instead.
     pub fn resume(
         &mut self,
         open: &OpenStep,
-        script: &str,
+        linked: Option<&Session>,
     ) -> Result<(Session, Option<String>), String> {
         let mut session = self.open_step(&open.lesson, open.step)?;
-        let Some(at) = open.at else {
+        let Some(linked) = linked else {
             return Ok((session, None));
         };
-        let start = self.open.as_ref().map(|o| o.start_script.as_str());
-        if script.get(..at) != start {
+        let before = session.history().len();
+        let same_start = linked.history().get(..before).is_some_and(|h| {
+            h.iter()
+                .zip(session.history())
+                .all(|(a, b)| (a.time_ms, &a.line, &a.stdin) == (b.time_ms, &b.line, &b.stdin))
+        });
+        if !same_start || linked.world.now() < session.world.now() {
             let warning = format!(
                 "the link's run does not begin as step {} of {:?} does: the step opens from its start",
                 open.step, open.lesson
             );
             return Ok((session, Some(warning)));
         }
-        let rest = script.get(at..).unwrap_or_default();
-        let run = crate::console::run_script(&mut session, rest, true);
-        // As a shared run's replay does: a line that failed then fails again, and says so.
-        let warning = (run.code != 0).then(|| first_error(&run.stdout));
-        Ok((session, warning))
+        for entry in &linked.history()[before..] {
+            session.run_for(entry.time_ms.saturating_sub(session.world.now()));
+            session.execute(&entry.line, entry.stdin.as_deref());
+        }
+        session.run_for(linked.world.now().saturating_sub(session.world.now()));
+        Ok((session, None))
     }
 
     fn start(&mut self, runner: Runner) -> Session {
@@ -195,7 +187,6 @@ impl Course {
             session.watch_goal(goal.clone(), baseline.clone());
         }
         self.open = Some(Open {
-            start_script: session.export_script(),
             runner,
             baseline,
             goal,
@@ -370,15 +361,6 @@ impl Open {
     }
 }
 
-/// The first `Error:` line a failed script printed.
-fn first_error(stdout: &str) -> String {
-    stdout
-        .lines()
-        .find(|l| l.starts_with("Error: "))
-        .unwrap_or("Error: the script failed")
-        .to_string()
-}
-
 /// A lesson text in Markdown-light: paragraphs (blank lines between), and `code` spans. Each
 /// paragraph is a list of (is code, text) runs. The lines of a paragraph join with a space,
 /// except between two Chinese characters (YAML wraps Chinese anywhere; it has no spaces).
@@ -448,7 +430,10 @@ mod tests {
         assert!(session.world.leader().is_some());
         let state = course.open().expect("open").goal_state(&session);
         assert!(!state.met);
-        assert!(state.why_not.is_some_and(|w| !w.is_empty()), "unmet says why");
+        assert!(
+            state.why_not.is_some_and(|w| !w.is_empty()),
+            "unmet says why"
+        );
         course.observe(&session);
         assert!(!course.is_done(ELECTION, KILL));
         session.execute("kill leader", None);
@@ -468,7 +453,10 @@ mod tests {
     fn next_back_and_restart_move_between_steps_and_stop_at_the_ends() {
         let (mut course, _) = opened(1);
         let at = |c: &Course| c.open().map(|o| o.number());
-        assert!(matches!(course.apply(LessonMsg::Back), Ok(None)), "no step 0");
+        assert!(
+            matches!(course.apply(LessonMsg::Back), Ok(None)),
+            "no step 0"
+        );
         assert!(matches!(course.apply(LessonMsg::Next), Ok(Some(_))));
         assert_eq!(at(&course), Some(2));
         assert!(matches!(course.apply(LessonMsg::Restart), Ok(Some(_))));
@@ -476,12 +464,16 @@ mod tests {
         assert!(matches!(course.apply(LessonMsg::Back), Ok(Some(_))));
         assert_eq!(at(&course), Some(1));
         let last = course.open().expect("open").lesson().steps().len();
-        course.apply(LessonMsg::Open {
-            lesson: ELECTION.into(),
-            step: last,
-        })
-        .expect("the last step opens");
-        assert!(matches!(course.apply(LessonMsg::Next), Ok(None)), "no step after the last");
+        course
+            .apply(LessonMsg::Open {
+                lesson: ELECTION.into(),
+                step: last,
+            })
+            .expect("the last step opens");
+        assert!(
+            matches!(course.apply(LessonMsg::Next), Ok(None)),
+            "no step after the last"
+        );
         assert_eq!(at(&course), Some(last));
         for (lesson, step) in [("no-such-lesson", 1), (ELECTION, 0), (ELECTION, last + 1)] {
             let msg = LessonMsg::Open {
@@ -507,7 +499,11 @@ mod tests {
             .expect("a choice");
         assert!(!course.waits_for_answer());
         let open = course.open().expect("open");
-        assert_eq!(open.outcome(&session), None, "no reveal before the goal is met");
+        assert_eq!(
+            open.outcome(&session),
+            None,
+            "no reveal before the goal is met"
+        );
         for line in course.solution() {
             session.execute(&line.text, line.stdin.as_deref());
         }
@@ -516,7 +512,10 @@ mod tests {
         course.apply(LessonMsg::Restart).expect("restart");
         assert!(!course.waits_for_answer(), "Restart does not ask again");
         course.apply(LessonMsg::Next).expect("next");
-        assert!(course.waits_for_answer(), "the next step asks its own question");
+        assert!(
+            course.waits_for_answer(),
+            "the next step asks its own question"
+        );
     }
 
     #[test]
@@ -530,7 +529,11 @@ mod tests {
                 session.execute(&line.text, line.stdin.as_deref());
             }
             let outcome = course.open().and_then(|o| o.outcome(&session));
-            let Some(Outcome::Number { right: was, account }) = outcome else {
+            let Some(Outcome::Number {
+                right: was,
+                account,
+            }) = outcome
+            else {
                 panic!("a number outcome, not {outcome:?}");
             };
             assert_eq!(was, right, "{guess}: {account}");
@@ -558,7 +561,12 @@ mod tests {
         assert_eq!(lab.world().now(), now, "time waits too");
         assert!(lab.transcript().is_empty());
         let answer = Msg::Lesson(LessonMsg::Answer(Answer::Choice(CHOICES_RIGHT)));
-        assert_eq!(lab.apply(answer), Action::Play, "answered: the world goes on");
+        lab.apply(answer);
+        assert_eq!(
+            lab.apply(Msg::Play),
+            Action::Play,
+            "answered: the world goes on"
+        );
         lab.apply(frame);
         assert!(lab.world().now() > now);
         lab.apply(Msg::Lesson(LessonMsg::ShowMe));
@@ -577,7 +585,6 @@ mod tests {
         let fragment = lab.share_fragment();
         assert!(fragment.contains("&lesson=leader-election.4"), "{fragment}");
         assert!(fragment.contains("&done=leader-election.4"), "{fragment}");
-        assert!(fragment.contains("&at="), "{fragment}");
         let (copy, view) = open_with_lessons(&fragment, "", Lang::En, false);
         let open = copy.lessons().open().expect("the step is open");
         assert_eq!((open.lesson().id.as_str(), open.number()), (ELECTION, KILL));
@@ -585,17 +592,22 @@ mod tests {
         assert_eq!(copy.world().now(), lab.world().now());
         assert!(view.notice.is_some_and(|n| !n.error));
 
-        let tampered = fragment.replace("&at=", "&at=1");
-        let (copy, view) = open_with_lessons(&tampered, "", Lang::En, false);
+        let other_start = fragment.replace("wait%20leader", "wait%201s");
+        let (copy, view) = open_with_lessons(&other_start, "", Lang::En, false);
         let open = copy.lessons().open().expect("the step is open");
-        assert!(!open.goal_state(copy.session()).met, "opened from its start");
+        assert!(
+            !open.goal_state(copy.session()).met,
+            "opened from its start"
+        );
         assert!(view.notice.is_some_and(|n| n.error));
     }
 
     #[test]
     fn a_reload_lands_on_the_stored_step_and_keeps_the_progress() {
         let mut lab = lab_at(CHOICES);
-        lab.apply(Msg::Lesson(LessonMsg::Answer(Answer::Choice(CHOICES_RIGHT))));
+        lab.apply(Msg::Lesson(LessonMsg::Answer(Answer::Choice(
+            CHOICES_RIGHT,
+        ))));
         lab.apply(Msg::Lesson(LessonMsg::ShowMe));
         lab.apply(Msg::Lesson(LessonMsg::Next));
         let stored = share::encode_lessons(&lab.lessons().mark());
@@ -610,7 +622,9 @@ mod tests {
         assert!(plain.lessons().open().is_none());
         let (broken, view) = open_with_lessons("", "&lesson=gone.3", Lang::En, false);
         assert!(broken.lessons().open().is_none());
-        assert!(view.notice.is_some_and(|n| n.error && n.text.contains("gone")));
+        assert!(view
+            .notice
+            .is_some_and(|n| n.error && n.text.contains("gone")));
     }
 
     #[test]
@@ -640,7 +654,10 @@ mod tests {
         let zh = "三個 Member 一開始\n都是 Follower，etcd 預設開啟\npre-vote 時";
         assert_eq!(
             paragraphs(zh),
-            vec![vec![(false, "三個 Member 一開始都是 Follower，etcd 預設開啟 pre-vote 時".to_string())]]
+            vec![vec![(
+                false,
+                "三個 Member 一開始都是 Follower，etcd 預設開啟 pre-vote 時".to_string()
+            )]]
         );
         assert!(paragraphs("\n\n").is_empty());
     }

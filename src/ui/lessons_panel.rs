@@ -7,7 +7,7 @@ use super::lab::{Lab, Msg};
 use super::lessons::{paragraphs, Answer, Course, GoalState, LessonMsg, Open, Outcome};
 use super::page::Dispatch;
 use super::view::{Action, Tab};
-use crate::lesson::{shipped, Lesson, PredictKind, Predict, Text as Both};
+use crate::lesson::{shipped, Lesson, Predict, PredictKind, Text as Both};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -28,20 +28,28 @@ fn number_of(lesson: &Lesson) -> String {
         .unwrap_or_default()
 }
 
+/// A lesson button. A step that opens, or a question answered, plays the world (the run
+/// refuses to while a question waits); closing or "Show me" leave play as it was.
 fn send(d: &Dispatch, msg: LessonMsg) -> Callback<MouseEvent> {
     let d = d.clone();
-    Callback::from(move |_: MouseEvent| d.dispatch(Msg::Lesson(msg.clone())))
+    let plays = !matches!(msg, LessonMsg::Close | LessonMsg::ShowMe);
+    Callback::from(move |_: MouseEvent| {
+        d.dispatch(Msg::Lesson(msg.clone()));
+        if plays {
+            d.dispatch(Msg::Play);
+        }
+    })
 }
 
 /// Lesson text: paragraphs with `code` spans.
 fn prose(text: &str) -> Html {
-    html! { for paragraphs(text).into_iter().map(|runs| html! {
+    html! { <>{ for paragraphs(text).into_iter().map(|runs| html! {
         <p>{ for runs.into_iter().map(|(code, run)| if code {
             html! { <code>{ run }</code> }
         } else {
             html! { { run } }
         }) }</p>
-    }) }
+    }) }</> }
 }
 
 /// The Lessons tab: every lesson and its steps, each step a jump, done ones marked.
@@ -256,6 +264,7 @@ fn NumberAnswer(props: &NumberProps) -> Html {
             };
             if let Ok(n) = input.value().trim().parse::<i64>() {
                 d.dispatch(Msg::Lesson(LessonMsg::Answer(Answer::Number(n))));
+                d.dispatch(Msg::Play);
             }
         })
     };

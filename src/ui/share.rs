@@ -88,7 +88,7 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, String> {
             }
             "script" => script = Some(value),
             // Read by `decode_lessons`: a link that carries a lesson still replays its run.
-            LESSON_KEY | DONE_KEY | AT_KEY => {}
+            LESSON_KEY | DONE_KEY => {}
             _ => {
                 let switch =
                     switch_by_key(key).ok_or_else(|| format!("unknown setting {key:?}"))?;
@@ -109,9 +109,9 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, String> {
     Ok(Some(Shared { settings, script }))
 }
 
-/// Where a visitor is in the lessons: the step open (with where, in the link's script, it
-/// started) and the steps done. A link carries it after the run (`&lesson=…&done=…&at=…`);
-/// the page's local storage keeps the same text, so a reload lands on the same step.
+/// Where a visitor is in the lessons: the step open and the steps done. A link carries it
+/// after the run (`&lesson=…&done=…`), whose script then begins as the step did; the page's
+/// local storage keeps the same text, so a reload lands on the same step.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LessonMark {
     pub open: Option<OpenStep>,
@@ -124,20 +124,16 @@ pub struct OpenStep {
     pub lesson: String,
     /// 1-based, as `data-step` shows it.
     pub step: usize,
-    /// How many bytes of the link's script ran before the step began: the step's goal
-    /// compares against the world there. None: the step begins from its lesson's seed.
-    pub at: Option<usize>,
 }
 
 const LESSON_KEY: &str = "lesson";
 const DONE_KEY: &str = "done";
-const AT_KEY: &str = "at";
 /// The characters between a lesson id and its step numbers, and between lessons: unreserved,
 /// so a link shows `lesson=leader-election.2&done=leader-election.1.2~kube-memory.1` as is.
 const STEP_SEP: char = '.';
 const LESSON_SEP: char = '~';
 
-/// `&lesson=…&done=…&at=…` for `mark` (empty when it holds nothing), to append to `encode`'s
+/// `&lesson=…&done=…` for `mark` (empty when it holds nothing), to append to `encode`'s
 /// fragment or to keep on its own (without the first `&`) in local storage.
 pub fn encode_lessons(mark: &LessonMark) -> String {
     let mut out = String::new();
@@ -162,9 +158,6 @@ pub fn encode_lessons(mark: &LessonMark) -> String {
             done.join(&LESSON_SEP.to_string())
         ));
     }
-    if let Some(at) = mark.open.as_ref().and_then(|o| o.at) {
-        out.push_str(&format!("&{AT_KEY}={at}"));
-    }
     out
 }
 
@@ -174,10 +167,9 @@ pub fn encode_lessons(mark: &LessonMark) -> String {
 pub fn decode_lessons(fragment: &str) -> Result<LessonMark, String> {
     let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
     let mut mark = LessonMark::default();
-    let mut at = None;
     for pair in fragment.split('&').filter(|p| !p.is_empty()) {
         let (key, raw) = pair.split_once('=').unwrap_or((pair, ""));
-        if ![LESSON_KEY, DONE_KEY, AT_KEY].contains(&key) {
+        if ![LESSON_KEY, DONE_KEY].contains(&key) {
             continue;
         }
         let value = percent_decode(raw).ok_or_else(|| format!("{key}: bad %-encoding"))?;
@@ -189,10 +181,9 @@ pub fn decode_lessons(fragment: &str) -> Result<LessonMark, String> {
                 mark.open = Some(OpenStep {
                     lesson,
                     step: steps[0],
-                    at: None,
                 });
             }
-            DONE_KEY => {
+            _ => {
                 for part in value.split(LESSON_SEP).filter(|p| !p.is_empty()) {
                     let (lesson, steps) = lesson_steps(part).ok_or_else(|| {
                         format!("done must be ID.STEP.STEP~ID.STEP, not {value:?}")
@@ -200,17 +191,7 @@ pub fn decode_lessons(fragment: &str) -> Result<LessonMark, String> {
                     mark.done.entry(lesson).or_default().extend(steps);
                 }
             }
-            _ => {
-                at = Some(
-                    value
-                        .parse()
-                        .map_err(|_| format!("at must be a whole number, not {value:?}"))?,
-                );
-            }
         }
-    }
-    if let Some(open) = &mut mark.open {
-        open.at = at;
     }
     Ok(mark)
 }
@@ -487,7 +468,6 @@ mod tests {
             open: Some(OpenStep {
                 lesson: "leader-election".into(),
                 step: 3,
-                at: Some(120),
             }),
             done,
         }
@@ -501,9 +481,7 @@ mod tests {
             encode_lessons(&mark())
         );
         assert!(
-            fragment.ends_with(
-                "&lesson=leader-election.3&done=kube-memory.3~leader-election.1.2&at=120"
-            ),
+            fragment.ends_with("&lesson=leader-election.3&done=kube-memory.3~leader-election.1.2"),
             "{fragment}"
         );
         assert_eq!(decode_lessons(&format!("#{fragment}")), Ok(mark()));
@@ -526,11 +504,12 @@ mod tests {
         assert!(matches!(decode(old), Ok(Some(_))));
         assert_eq!(decode_lessons(old), Ok(LessonMark::default()));
         assert_eq!(encode_lessons(&LessonMark::default()), "");
-        let no_at = "v=1&lesson=quorum.1";
-        let open = decode_lessons(no_at).ok().and_then(|m| m.open);
+        let open = decode_lessons("v=1&lesson=quorum.1")
+            .ok()
+            .and_then(|m| m.open);
         assert_eq!(
-            open.map(|o| (o.lesson, o.step, o.at)),
-            Some(("quorum".to_string(), 1, None))
+            open.map(|o| (o.lesson, o.step)),
+            Some(("quorum".to_string(), 1))
         );
     }
 
@@ -555,7 +534,6 @@ mod tests {
                 "done=quorum.x",
                 "done must be ID.STEP.STEP~ID.STEP, not \"quorum.x\"",
             ),
-            ("lesson=a.1&at=-3", "at must be a whole number, not \"-3\""),
             ("lesson=%zz", "lesson: bad %-encoding"),
         ];
         for (fragment, error) in cases {
@@ -570,9 +548,7 @@ mod tests {
     #[test]
     fn no_text_makes_the_lesson_part_panic() {
         let mut rng = crate::base::Rng::new(12);
-        let alphabet: Vec<char> = "lesson=done=at=&.~%0123456789abz-AZ\u{6d41}"
-            .chars()
-            .collect();
+        let alphabet: Vec<char> = "lesson=done=&.~%0123456789abz-AZ\u{6d41}".chars().collect();
         for _ in 0..2_000 {
             let len = rng.range(0, 40) as usize;
             let text: String = (0..len)

@@ -8,7 +8,6 @@ use super::page::Dispatch;
 use super::share::{self, Shared};
 use super::view::{Action, Notice};
 use crate::console::trace_file::replay_trace_json;
-use crate::console::Session;
 use crate::etcd::ClusterConfig as Settings;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
