@@ -376,7 +376,8 @@ pub(super) fn compare(a: &Value, op: Op, b: &Value) -> Result<bool, String> {
     }
 }
 
-/// Whether `p` holds; `ever` answers for an `ever` predicate (None: not watched).
+/// Whether `p` holds; `ever` answers for an `ever` predicate (None: not watched). The error
+/// says why it cannot be told (the caller puts the predicate in front).
 pub(super) fn holds(
     p: &Pred,
     now: &View,
@@ -391,7 +392,7 @@ pub(super) fn holds(
         Pred::Absent(o) => Ok(operand(o, now, base) == Value::Absent),
         Pred::Ever(_) => ever(p).ok_or_else(|| {
             format!(
-                "{p} is known only when watched from the baseline on \
+                "known only when watched from the baseline on \
                  (Session::watch_goal; in a script, expect --mark '{p}' first)"
             )
         }),

@@ -206,7 +206,7 @@ impl<'a> Parser<'a> {
         let right = self.operand()?;
         if let (Operand::Literal(a), Operand::Literal(b)) = (&left, &right) {
             return Err(format!(
-                "{a} {} {b} compares two values and no query (a misspelt query?)",
+                "{a} {} {b} compares two values and no query: a misspelt query?",
                 op.as_str()
             ));
         }

@@ -58,7 +58,7 @@ fn errors_say_what_is_wrong() {
     for (text, note) in [
         ("", "expected a value or a query, found the end"),
         ("leader.trm > 1", "unknown field trm in leader.trm (fields: state term vote commit applied last_index last_term revision db_size db_size_in_use)"),
-        ("leadr == m1", "leadr == m1 compares two values and no query (a misspelt query?)"),
+        ("leadr == m1", "leadr == m1 compares two values and no query: a misspelt query?"),
         ("leader = m1", "`=` is not an operator (compare with ==)"),
         ("leader ==", "expected a value or a query, found the end"),
         ("leader", "expected an operator or exists/absent, found the end"),

@@ -45,7 +45,8 @@ impl Session {
         let now = View::of(self);
         let ever = |p: &Pred| self.latch(p, base);
         for p in &goal.preds {
-            if !eval::holds(p, &now, base, &ever).map_err(ConsoleError::Failed)? {
+            let held = eval::holds(p, &now, base, &ever);
+            if !held.map_err(|e| ConsoleError::Failed(format!("{p}: {e}")))? {
                 return Ok(false);
             }
         }
@@ -109,6 +110,34 @@ impl Session {
         self.watch = Some(w);
     }
 
+    /// `Cluster::run_until_cond`, looking at the watched goal after every event when it must
+    /// (`wait leader` steps the world itself).
+    pub(in crate::console) fn run_world_until(
+        &mut self,
+        limit_ms: Millis,
+        mut done: impl FnMut(&crate::etcd::Cluster) -> bool,
+    ) -> bool {
+        if !self.watches_events() {
+            return self.world.run_until_cond(limit_ms, done);
+        }
+        let deadline = self.world.now() + limit_ms;
+        loop {
+            if done(&self.world) {
+                return true;
+            }
+            match self.world.next_event_time() {
+                Some(t) if t <= deadline => {
+                    self.world.step();
+                    self.observe_goal();
+                }
+                _ => {
+                    self.world.set_now(deadline);
+                    return done(&self.world);
+                }
+            }
+        }
+    }
+
     /// A rewind to `t`: what was seen after `t` has not happened yet.
     pub(in crate::console) fn unlatch_after(&mut self, t: Millis) {
         if let Some(w) = &mut self.watch {
@@ -132,7 +161,7 @@ impl Goal {
             match eval::holds(p, &now, base, &ever) {
                 Ok(true) => {}
                 Ok(false) => return format!("{p} is false ({})", eval::sides(p, &now, base)),
-                Err(e) => return format!("{p} cannot hold: {e}"),
+                Err(e) => return format!("{p}: {e}"),
             }
         }
         let all: Vec<String> = self

@@ -38,14 +38,14 @@ pub fn expect(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
     }
     let goal = Goal::parse(text)?;
     let base = s.mark();
-    match s.goal_holds(&goal, &base) {
-        Ok(true) => Ok(Output::default()),
-        Ok(false) => Err(ConsoleError::failed(format!(
-            "expect: {}",
-            goal.explain(s, &base)
-        ))),
-        Err(e) => Err(ConsoleError::failed(format!("expect: {e}"))),
+    if s.goal_holds(&goal, &base) == Ok(true) {
+        return Ok(Output::default());
     }
+    // False, or no world could tell: the explanation says which.
+    Err(ConsoleError::failed(format!(
+        "expect: {}",
+        goal.explain(s, &base)
+    )))
 }
 
 /// How `ls` shows a file of the session.
