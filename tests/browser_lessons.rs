@@ -28,10 +28,25 @@ fn goal(met: bool) -> String {
     format!(r#"[data-lesson-open] [data-goal][data-met="{met}"]"#)
 }
 
-/// Opens the Lessons tab and jumps to step `step` of lesson `id`.
-async fn jump(page: &Page, id: &str, step: usize) -> Result {
-    page.open_tab("lessons").await?;
+/// Unfolds the table of contents (the Lessons card, or the open step's Contents) if folded.
+async fn open_contents(page: &Page) -> Result {
     page.wait_exists("[data-lessons]").await?;
+    let folded = page
+        .execute(
+            "const d = document.querySelector('[data-lessons]').closest('details');
+             return !!d && !d.open;",
+            vec![],
+        )
+        .await?;
+    if folded.as_bool() == Some(true) {
+        page.click(r#"[data-action="lesson-contents"]"#).await?;
+    }
+    Ok(())
+}
+
+/// Opens the contents and jumps to step `step` of lesson `id`.
+async fn jump(page: &Page, id: &str, step: usize) -> Result {
+    open_contents(page).await?;
     page.click(&format!(r#"[data-lesson-jump="{id}:{step}"]"#))
         .await?;
     page.wait_exists(&open_step(id, step)).await
@@ -39,7 +54,7 @@ async fn jump(page: &Page, id: &str, step: usize) -> Result {
 
 /// Every lesson id the table of contents lists, in order.
 async fn lesson_ids(page: &Page) -> Result<Vec<String>> {
-    page.open_tab("lessons").await?;
+    open_contents(page).await?;
     page.wait_exists("[data-lessons] [data-lesson]").await?;
     Ok(page
         .attrs("[data-lessons] [data-lesson]", "data-lesson")
@@ -158,7 +173,6 @@ fn predict_reveal_jump_reload_share_and_zh() {
 
             page.client().refresh().await?;
             page.wait_exists(&open_step(&other, 1)).await?;
-            page.open_tab("lessons").await?;
             page.wait_attr(
                 &format!(r#"[data-lesson-jump="{ELECTION}:{CHOICE_STEP}"]"#),
                 "data-done",

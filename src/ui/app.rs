@@ -200,7 +200,7 @@ fn side(lab: &Lab, view: &View, d: &Dispatch) -> Html {
     let send_line = send_line(d);
     html! {
         <section class="side">
-            { lessons_panel::open_step(lab, view.lang, d) }
+            { lessons_panel::card(lab, view.lang, d) }
             <div class="panel">{ members::render(lab.world(), view.lang, &send_line) }</div>
             <div class="panel tabs-panel">
                 { tabs::tabs(view.tab, view.lang, d) }

@@ -211,6 +211,7 @@ impl Course {
         let target = match msg {
             LessonMsg::Open { lesson, step } => Some((lesson, step)),
             LessonMsg::Next if number < count => Some((id, number + 1)),
+            LessonMsg::Next => self.lesson_after(&id).map(|next| (next, 1)),
             LessonMsg::Back if number > 1 => Some((id, number - 1)),
             LessonMsg::Restart => Some((id, number)),
             LessonMsg::Answer(answer) => {
@@ -221,12 +222,26 @@ impl Course {
                 self.open = None;
                 None
             }
-            LessonMsg::Next | LessonMsg::Back | LessonMsg::ShowMe => None,
+            LessonMsg::Back | LessonMsg::ShowMe => None,
         };
         match target {
             Some((lesson, step)) => self.open_step(&lesson, step).map(Some),
             None => Ok(None),
         }
+    }
+
+    /// The lesson after `id` in the table of contents (Next on a lesson's last step).
+    fn lesson_after(&self, id: &str) -> Option<String> {
+        let lessons = self.lessons.as_ref().ok()?;
+        let at = lessons.iter().position(|l| l.id == id)?;
+        lessons.get(at + 1).map(|l| l.id.clone())
+    }
+
+    /// Next leads somewhere: a later step, or the next lesson.
+    pub fn has_next(&self) -> bool {
+        self.open.as_ref().is_some_and(|o| {
+            o.number() < o.lesson().steps().len() || self.lesson_after(&o.lesson().id).is_some()
+        })
     }
 
     fn answer(&mut self, answer: Answer) -> Result<(), String> {
@@ -382,7 +397,8 @@ fn join_lines(paragraph: &str) -> String {
     let mut out = String::new();
     for line in paragraph.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let wide = |c: Option<char>| c.is_some_and(|c| c > '\u{2e7f}');
-        if !out.is_empty() && !(wide(out.chars().last()) && wide(line.chars().next())) {
+        let between_chinese = wide(out.chars().last()) && wide(line.chars().next());
+        if !out.is_empty() && !between_chinese {
             out.push(' ');
         }
         out.push_str(line);
@@ -470,11 +486,44 @@ mod tests {
                 step: last,
             })
             .expect("the last step opens");
+        assert!(course.has_next());
+        assert!(matches!(course.apply(LessonMsg::Next), Ok(Some(_))));
+        let open = course.open().map(|o| (o.lesson().id.clone(), o.number()));
+        let ids: Vec<String> = course
+            .lessons()
+            .expect("lessons")
+            .iter()
+            .map(|l| l.id.clone())
+            .collect();
+        let after = ids
+            .iter()
+            .position(|i| i == ELECTION)
+            .map(|i| ids[i + 1].clone());
+        assert_eq!(
+            open,
+            after.map(|id| (id, 1)),
+            "the last step leads to the next lesson"
+        );
+        let final_id = ids.last().expect("a lesson").clone();
+        let final_count = course
+            .lessons()
+            .expect("lessons")
+            .last()
+            .map_or(0, |l| l.steps().len());
+        course
+            .open_step(&final_id, final_count)
+            .expect("the very last step");
+        assert!(!course.has_next());
         assert!(
             matches!(course.apply(LessonMsg::Next), Ok(None)),
-            "no step after the last"
+            "nothing after the last lesson"
         );
-        assert_eq!(at(&course), Some(last));
+        course
+            .apply(LessonMsg::Open {
+                lesson: ELECTION.into(),
+                step: last,
+            })
+            .expect("the last step opens");
         for (lesson, step) in [("no-such-lesson", 1), (ELECTION, 0), (ELECTION, last + 1)] {
             let msg = LessonMsg::Open {
                 lesson: lesson.into(),

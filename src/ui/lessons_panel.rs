@@ -1,13 +1,14 @@
-//! The Lessons panel: the table of contents (the Lessons tab) and the open step beside the
-//! cluster (its text, the predict question, the goal, met or not, and the buttons). What it
-//! shows comes from `super::lessons` and the lesson files; the goal from the engine's views.
+//! The Lessons card, at the top of the right column beside the cluster: folded, the table of
+//! contents; with a step open, the step (its text, the predict question, the goal, met or
+//! not, and the buttons) and the contents folded above it. What it shows comes from
+//! `super::lessons` and the lesson files; the goal from the engine's views.
 
 use super::i18n::{t, Lang, Text};
 use super::lab::{Lab, Msg};
 use super::lessons::{paragraphs, Answer, Course, GoalState, LessonMsg, Open, Outcome};
 use super::page::Dispatch;
-use super::view::{Action, Tab};
 use crate::lesson::{shipped, Lesson, Predict, PredictKind, Text as Both};
+use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -41,6 +42,27 @@ fn send(d: &Dispatch, msg: LessonMsg) -> Callback<MouseEvent> {
     })
 }
 
+/// A step of the contents: opens it, and folds the contents so that the step shows.
+fn jump(d: &Dispatch, lesson: &str, step: usize) -> Callback<MouseEvent> {
+    let open = send(
+        d,
+        LessonMsg::Open {
+            lesson: lesson.to_string(),
+            step,
+        },
+    );
+    Callback::from(move |e: MouseEvent| {
+        let details = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|el| el.closest("details").ok().flatten());
+        if let Some(details) = details {
+            let _ = details.remove_attribute("open");
+        }
+        open.emit(e);
+    })
+}
+
 /// Lesson text: paragraphs with `code` spans.
 fn prose(text: &str) -> Html {
     html! { <>{ for paragraphs(text).into_iter().map(|runs| html! {
@@ -52,8 +74,25 @@ fn prose(text: &str) -> Html {
     }) }</> }
 }
 
-/// The Lessons tab: every lesson and its steps, each step a jump, done ones marked.
-pub fn contents(course: &Course, lang: Lang, d: &Dispatch) -> Html {
+/// The card: the contents alone (folded until asked for), or the open step under them.
+pub fn card(lab: &Lab, lang: Lang, d: &Dispatch) -> Html {
+    let course = lab.lessons();
+    let toc = html! {
+        <details class="lesson-toc">
+            <summary data-action="lesson-contents">
+                { if course.open().is_some() { t(lang, Text::LessonContents) } else { t(lang, Text::Lessons) } }
+            </summary>
+            { contents(course, lang, d) }
+        </details>
+    };
+    if course.open().is_none() {
+        return html! { <section class="panel lessons-card" aria-label={t(lang, Text::Lessons)}>{ toc }</section> };
+    }
+    open_step(lab, toc, lang, d)
+}
+
+/// Every lesson and its steps, each step a jump, done ones marked.
+fn contents(course: &Course, lang: Lang, d: &Dispatch) -> Html {
     let lessons = match course.lessons() {
         Ok(lessons) => lessons,
         Err(e) => {
@@ -81,7 +120,7 @@ pub fn contents(course: &Course, lang: Lang, d: &Dispatch) -> Html {
                                             data-lesson-jump={format!("{}:{n}", lesson.id)}
                                             data-done={done.to_string()}
                                             aria-current={here.then_some("step")}
-                                            onclick={send(d, LessonMsg::Open { lesson: lesson.id.clone(), step: n })}>
+                                            onclick={jump(d, &lesson.id, n)}>
                                             <span class="mark" aria-hidden="true">{ if done { "✓" } else { "○" } }</span>
                                             { format!("{n}. {}", say(&step.title, lang)) }
                                             if done { <span class="sr-only">{ format!(" ({})", t(lang, Text::LessonDone)) }</span> }
@@ -97,28 +136,24 @@ pub fn contents(course: &Course, lang: Lang, d: &Dispatch) -> Html {
     }
 }
 
-/// The open step, beside the cluster: nothing when no lesson is open.
-pub fn open_step(lab: &Lab, lang: Lang, d: &Dispatch) -> Html {
+/// The open step, beside the cluster, under the folded contents (`toc`).
+fn open_step(lab: &Lab, toc: Html, lang: Lang, d: &Dispatch) -> Html {
     let Some(open) = lab.lessons().open() else {
         return html! {};
     };
     let (lesson, step, n) = (open.lesson(), open.step(), open.number());
     let count = lesson.steps().len();
     let goal = open.goal_state(lab.session());
-    let contents = {
-        let d = d.clone();
-        Callback::from(move |_: MouseEvent| d.dispatch(Action::SetTab(Tab::Lessons)))
-    };
     let waits = lab.lessons().waits_for_answer();
     html! {
         <section class="panel lesson-panel" data-lesson-open={lesson.id.clone()}
             aria-label={say(&lesson.title, lang).to_string()}>
             <div class="panel-head">
                 <h2>{ format!("{} {} · {}", t(lang, Text::Lesson), number_of(lesson), say(&lesson.title, lang)) }</h2>
-                <button class="small" data-action="lesson-contents" onclick={contents}>{ t(lang, Text::LessonContents) }</button>
                 <button class="small" data-action="lesson-close" aria-label={t(lang, Text::LessonClose)}
                     onclick={send(d, LessonMsg::Close)}>{ "✕" }</button>
             </div>
+            { toc }
             <article class="lesson-step" data-step={n.to_string()}>
                 <h3><span class="muted">{ format!("{} {n}/{count} · ", t(lang, Text::LessonStep)) }</span>{ say(&step.title, lang) }</h3>
                 <div class="lesson-text">{ prose(say(&step.text, lang)) }</div>
@@ -135,7 +170,7 @@ pub fn open_step(lab: &Lab, lang: Lang, d: &Dispatch) -> Html {
                     { format!("↺ {}", t(lang, Text::LessonRestart)) }</button>
                 <button data-action="lesson-show" disabled={waits} onclick={send(d, LessonMsg::ShowMe)}>
                     { t(lang, Text::LessonShow) }</button>
-                <button data-action="lesson-next" disabled={n == count}
+                <button data-action="lesson-next" disabled={!lab.lessons().has_next()}
                     class={classes!(goal.met.then_some("primary"))} onclick={send(d, LessonMsg::Next)}>
                     { format!("{} →", t(lang, Text::LessonNext)) }</button>
             </div>

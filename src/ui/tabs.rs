@@ -6,11 +6,10 @@ use super::lab::Lab;
 use super::page::Dispatch;
 use super::recorder::Recorder;
 use super::view::{Action, Notice, Tab, View};
-use super::{kube_panel, lamport, lessons_panel, logs, network, panels, rules, share_panel};
+use super::{kube_panel, lamport, logs, network, panels, rules, share_panel};
 use yew::prelude::*;
 
-const TABS: [(Tab, &str, Text); 8] = [
-    (Tab::Lessons, "lessons", Text::Lessons),
+const TABS: [(Tab, &str, Text); 7] = [
     (Tab::Logs, "logs", Text::Log),
     (Tab::SpaceTime, "space-time", Text::TabSpaceTime),
     (Tab::Network, "network", Text::TabNetwork),
@@ -41,7 +40,6 @@ pub fn tabs(current: Tab, lang: Lang, d: &Dispatch) -> Html {
 pub fn body(lab: &Lab, view: &View, on_select: Callback<u64>, d: &Dispatch) -> Html {
     let (world, session, lang) = (lab.world(), lab.session(), view.lang);
     match view.tab {
-        Tab::Lessons => lessons_panel::contents(lab.lessons(), lang, d),
         Tab::Logs => logs::render(world, view.log_focus, lang, d),
         Tab::SpaceTime => space_time(lab, view, on_select, d),
         Tab::Network => network::network(world, lang, d),

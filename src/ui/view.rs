@@ -35,7 +35,6 @@ impl Notice {
 /// The panels of the side area.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tab {
-    Lessons,
     Logs,
     SpaceTime,
     Network,
