@@ -11,7 +11,7 @@
 mod browser_support;
 
 use browser_support::raftlab::PLAY;
-use browser_support::{story, Harness, Page, Result};
+use browser_support::{story, Harness, Member, Page, Result};
 
 const ELECTION: &str = "leader-election";
 /// Lesson 5's step whose goal is a new leader after a crash.
@@ -102,7 +102,7 @@ fn kill_button_meets_the_goal_and_back_rewinds() {
             page.click(r#"[data-action="lesson-next"]"#).await?;
             page.wait_exists(&open_step(ELECTION, KILL_STEP)).await?;
             page.wait_exists(&goal(false)).await?;
-            let back = page.member(&leader.name).await?;
+            let back: Member = page.member(&leader.name).await?;
             assert!(
                 !back.is_stopped(),
                 "the step opens from its start: {back} runs"
