@@ -47,8 +47,16 @@ async fn open_contents(page: &Page) -> Result {
 /// Opens the contents and jumps to step `step` of lesson `id`.
 async fn jump(page: &Page, id: &str, step: usize) -> Result {
     open_contents(page).await?;
-    page.click(&format!(r#"[data-lesson-jump="{id}:{step}"]"#))
-        .await?;
+    let target = format!(r#"[data-lesson-jump="{id}:{step}"]"#);
+    // In the open card the contents scroll under its sticky buttons: bring the step to the
+    // middle, as a reader scrolling to it would.
+    page.execute(
+        "const e = document.querySelector(arguments[0]);
+         if (e) e.scrollIntoView({block: 'center'});",
+        vec![target.clone().into()],
+    )
+    .await?;
+    page.click(&target).await?;
     page.wait_exists(&open_step(id, step)).await
 }
 
