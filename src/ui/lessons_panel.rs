@@ -38,8 +38,19 @@ fn send(d: &Dispatch, msg: LessonMsg) -> Callback<MouseEvent> {
         d.dispatch(Msg::Lesson(msg.clone()));
         if plays {
             d.dispatch(Msg::Play);
+            to_the_top();
         }
     })
+}
+
+/// A step that opens is read from its title: the card's own scroll goes back to its top.
+fn to_the_top() {
+    let card = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(".lesson-panel").ok().flatten());
+    if let Some(card) = card {
+        card.set_scroll_top(0);
+    }
 }
 
 /// A step of the contents: opens it, and folds the contents so that the step shows.
