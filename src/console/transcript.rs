@@ -96,7 +96,8 @@ impl Transcript {
         self.next_seq
     }
 
-    /// Entries from position `seq` on (those still kept).
+    /// Entries from position `seq` on (those still kept). A console's `clear` shows
+    /// `since(next_seq at the clear)`: goals still read what it hid.
     pub fn since(&self, seq: u64) -> impl Iterator<Item = &TranscriptEntry> {
         let skip = self.entries.partition_point(|e| e.seq < seq);
         self.entries.range(skip..)
@@ -110,10 +111,6 @@ impl Transcript {
             self.next_seq = first_gone.seq;
         }
         self.entries.truncate(keep);
-    }
-
-    pub fn clear(&mut self) {
-        self.entries.clear();
     }
 }
 

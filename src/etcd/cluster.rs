@@ -265,14 +265,20 @@ impl Sim<Member> {
     /// The leader a quorum of running members currently follows in its term. A deposed
     /// leader cut off in a minority still believes it leads; it is not this.
     pub fn leader(&self) -> Option<MemberId> {
-        let nodes: Vec<&Raft> = self.processes().filter_map(|(_, m)| m.node()).collect();
-        nodes.iter().find_map(|node| {
+        // Goals ask this after every event: no collecting, and the quorum counted only for a
+        // member that says it leads.
+        let nodes = || self.processes().filter_map(|(_, m)| m.node());
+        nodes().find_map(|node| {
             if !node.is_leader() {
                 return None;
             }
-            let quorum = node.voters().voters().len() / 2 + 1;
-            let followers = nodes
-                .iter()
+            let (incoming, outgoing) = (
+                &node.voters().incoming.voters,
+                &node.voters().outgoing.voters,
+            );
+            let only_outgoing = outgoing.iter().filter(|v| !incoming.contains(v)).count();
+            let quorum = (incoming.len() + only_outgoing) / 2 + 1;
+            let followers = nodes()
                 .filter(|o| {
                     o.term() == node.term()
                         && o.leader() == Some(node.id())

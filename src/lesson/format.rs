@@ -245,6 +245,17 @@ impl Step {
         if let Some(world) = &self.world {
             world.config()?;
         }
+        for (k, chip) in self.actions.iter().enumerate() {
+            // A chip is clicked as one command: no heredoc (it would get no input).
+            let one = script::parse(chip).len() == 1 && !chip.contains("<<");
+            if !one {
+                return Err(format!(
+                    "do[{}]: a chip is one command, without a heredoc",
+                    k + 1
+                ));
+            }
+            script_lines(&format!("do[{}]", k + 1), chip)?;
+        }
         script_lines("setup", &self.setup)?;
         script_lines("solution", &self.solution)?;
         if script::parse(&self.solution).is_empty() {
@@ -388,6 +399,22 @@ steps:
         let e = broken("kill leader", "kil leader");
         assert!(
             e.ends_with("step 1: solution: line 1: unknown command \"kil\""),
+            "{e}"
+        );
+        let e = broken(
+            "    solution: |\n      kill",
+            "    do: [\"kubectl apply -f - <<EOF\"]\n    solution: |\n      kill",
+        );
+        assert!(
+            e.ends_with("step 1: do[1]: a chip is one command, without a heredoc"),
+            "{e}"
+        );
+        let e = broken(
+            "    solution: |\n      kill",
+            "    do: [\"wait leader\", \"kil m1\"]\n    solution: |\n      kill",
+        );
+        assert!(
+            e.ends_with("step 1: do[2]: line 1: unknown command \"kil\""),
             "{e}"
         );
         let e = broken("id: tiny", "id: Tiny Lesson");

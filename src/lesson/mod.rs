@@ -17,27 +17,38 @@
 //!   checked).
 //! - [`shipped::all`], [`shipped::find`]`(id)`: the lessons that ship; [`Lesson::parse`]
 //!   `(file, text)`: a teacher's file, with errors naming the file, step and field.
-//! - With the goal language (`crate::console::goal`): `Runner::goal_met() -> bool` and
-//!   `Runner::explain() -> String` (watched after every engine event, against the baseline
-//!   taken when the step opened), `Runner::answer(Answer::Choice(k) | Answer::Number(n)) ->
-//!   Verdict { right, reveal }`, `Runner::answered()`.
+//! - [`Runner::goal_met`] and [`Runner::explain`] (the "why not yet" line): the step's goal,
+//!   watched after every engine event against [`Runner::baseline`], the world as the step
+//!   opened, so it cannot hold before the student acts; a button and a typed command pass
+//!   alike.
+//! - [`Runner::predict`], [`Runner::answer`]`(`[`Answer::Choice`]`(k) | `[`Answer::Number`]`(n))`,
+//!   [`Runner::answered`], [`Runner::verdict`] (right or wrong and the reveal, once the goal
+//!   is met: a choice is right if it is the file's answer, which [`check`] proved is the one
+//!   that holds; a number, if it equals the operand in the world then). Restart forgets the
+//!   answer.
+//! - [`check::check`]`(lesson)`: the proof `raftlab lesson check` prints and CI runs.
 
+pub mod check;
 pub mod format;
 mod runner;
 pub mod shipped;
 
 pub use format::{Choice, Lesson, Predict, PredictKind, Step, Text, World};
-pub use runner::{LineFailed, Prepare, Runner};
+pub use runner::{Answer, LineFailed, Prepare, Runner, Verdict};
 
-/// A goal or predicate the file gives: one line of text.
+use crate::console::Goal;
+
+/// A goal or a choice's predicate, read by the goal language (`expect`'s).
 fn goal_syntax(text: &str) -> Result<(), String> {
-    if text.trim().is_empty() || text.contains('\n') {
-        return Err("a goal is one line of the goal language".into());
-    }
-    Ok(())
+    Goal::parse(text).map(|_| ()).map_err(|e| e.to_string())
 }
 
-/// The operand of a number question.
+/// The operand of a number question must be one a goal can compare.
 fn operand_syntax(text: &str) -> Result<(), String> {
-    goal_syntax(text)
+    number_goal(text, 0).map(|_| ())
+}
+
+/// "The operand equals `n`", as a goal.
+fn number_goal(operand: &str, n: i64) -> Result<Goal, String> {
+    Goal::parse(&format!("{operand} == {n}")).map_err(|e| e.to_string())
 }

@@ -1,8 +1,8 @@
 //! One lesson being taken: the open step, its world, the solution as far as it was played.
 
-use super::format::{Lesson, Step};
+use super::format::{Lesson, Predict, PredictKind, Step, Text};
 use crate::console::script::{self, ScriptLine};
-use crate::console::{Output, Session};
+use crate::console::{Baseline, Goal, Output, Session};
 
 /// Something done to the session before any lesson line runs (the page keeps a wire log and
 /// watches invariants); it must not change what the world does.
@@ -16,11 +16,30 @@ pub struct Runner {
     lesson: Lesson,
     step: usize,
     session: Session,
-    /// The session as the step opened (after its setup): Restart goes back to it.
+    /// The session as the step opened (after its setup, goal watched): Restart goes back to
+    /// it.
     start: Session,
+    goal: Goal,
+    baseline: Baseline,
     solution: Vec<ScriptLine>,
     played: usize,
+    answered: Option<Answer>,
     prepare: Prepare,
+}
+
+/// A student's answer to a predict question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// 1-based, as the page's `data-choice="K"`.
+    Choice(usize),
+    Number(i64),
+}
+
+/// Right or wrong, and the explanation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub right: bool,
+    pub reveal: Text,
 }
 
 /// A line of a setup or a solution that did not do what the lesson needs.
@@ -64,17 +83,43 @@ impl Runner {
                 step + 1
             ));
         }
-        let session = replay(&lesson, step, prepare).map_err(|e| e.to_string())?;
+        let mut session = replay(&lesson, step, prepare).map_err(|e| e.to_string())?;
+        let (goal, baseline) = watch(&mut session, &lesson.steps()[step])?;
         let solution = script::parse(&lesson.steps()[step].solution);
         Ok(Runner {
             start: session.clone(),
             session,
+            goal,
+            baseline,
             solution,
             played: 0,
+            answered: None,
             lesson,
             step,
             prepare,
         })
+    }
+
+    /// Goes on to the next step in the world as it is now (what `lesson check` does once a
+    /// step's solution has run; the same world a jump replays, as the tests show): `false`
+    /// at the last step.
+    pub(super) fn advance(&mut self) -> Result<bool, String> {
+        let next = self.step + 1;
+        let Some(step) = self.lesson.steps().get(next) else {
+            return Ok(false);
+        };
+        if step.world.is_some() {
+            self.jump(next)?;
+            return Ok(true);
+        }
+        run_part(&mut self.session, next, "setup", &step.setup).map_err(|e| e.to_string())?;
+        let (goal, baseline) = watch(&mut self.session, step)?;
+        self.solution = script::parse(&step.solution);
+        (self.goal, self.baseline, self.step) = (goal, baseline, next);
+        self.played = 0;
+        self.answered = None;
+        self.start = self.session.clone();
+        Ok(true)
     }
 
     pub fn lesson(&self) -> &Lesson {
@@ -127,10 +172,85 @@ impl Runner {
         std::iter::from_fn(|| self.play_next()).collect()
     }
 
-    /// Back to the moment the step opened.
+    /// Back to the moment the step opened (the predict question is asked again).
     pub fn restart(&mut self) {
         self.session = self.start.clone();
         self.played = 0;
+        self.answered = None;
+    }
+
+    pub fn goal(&self) -> &Goal {
+        &self.goal
+    }
+
+    /// The world as the step opened: what the goal compares with.
+    pub fn baseline(&self) -> &Baseline {
+        &self.baseline
+    }
+
+    /// Whether the step's goal holds now (its `ever` parts watched after every event since
+    /// the step opened).
+    pub fn goal_met(&self) -> bool {
+        self.session.goal_met().unwrap_or(false)
+    }
+
+    /// Where the goal stands, in one line (the first part that does not hold, and why).
+    pub fn explain(&self) -> String {
+        self.goal.explain(&self.session, &self.baseline)
+    }
+
+    pub fn predict(&self) -> Option<&Predict> {
+        self.step().predict.as_ref()
+    }
+
+    /// Records the student's answer; refused when the step asks nothing, or asks for the
+    /// other kind of answer, or the choice does not exist.
+    pub fn answer(&mut self, answer: Answer) -> Result<(), String> {
+        let Some(predict) = self.predict() else {
+            return Err("this step asks no question".into());
+        };
+        match (predict.kind(), answer) {
+            (PredictKind::Choices(c), Answer::Choice(k)) if (1..=c.len()).contains(&k) => {}
+            (PredictKind::Choices(c), Answer::Choice(k)) => {
+                return Err(format!("no choice {k} (1 to {})", c.len()));
+            }
+            (PredictKind::Number(_), Answer::Number(_)) => {}
+            (PredictKind::Choices(_), Answer::Number(_)) => {
+                return Err("this question takes a choice, not a number".into());
+            }
+            (PredictKind::Number(_), Answer::Choice(_)) => {
+                return Err("this question takes a number, not a choice".into());
+            }
+        }
+        self.answered = Some(answer);
+        Ok(())
+    }
+
+    pub fn answered(&self) -> Option<Answer> {
+        self.answered
+    }
+
+    /// Right or wrong, once the question was answered and the goal is met (the reveal says
+    /// what happened, so it waits for it to happen). A choice is right if it is the file's
+    /// answer (which `lesson check` proved is the one that holds); a number, if it equals
+    /// the operand's value in the world now.
+    pub fn verdict(&self) -> Option<Verdict> {
+        let predict = self.predict()?;
+        let answer = self.answered?;
+        if !self.goal_met() {
+            return None;
+        }
+        let right = match (predict.kind(), answer) {
+            (PredictKind::Choices(_), Answer::Choice(k)) => k as i64 == predict.answer,
+            (PredictKind::Number(operand), Answer::Number(n)) => {
+                number_holds(&self.session, &self.baseline, operand, n).unwrap_or(false)
+            }
+            _ => false,
+        };
+        Some(Verdict {
+            right,
+            reveal: predict.reveal.clone(),
+        })
     }
 
     /// Opens another step of the same lesson (a jump: replayed from the seed).
@@ -156,6 +276,25 @@ impl Runner {
     }
 }
 
+/// Watches the step's goal from the world as it is now.
+fn watch(session: &mut Session, step: &Step) -> Result<(Goal, Baseline), String> {
+    let goal = Goal::parse(&step.goal).map_err(|e| format!("goal: {e}"))?;
+    let baseline = session.baseline();
+    session.watch_goal(goal.clone(), baseline.clone());
+    Ok((goal, baseline))
+}
+
+/// Whether a number question's operand equals `n` in the session now.
+pub(super) fn number_holds(
+    session: &Session,
+    base: &Baseline,
+    operand: &str,
+    n: i64,
+) -> Result<bool, String> {
+    let goal = super::number_goal(operand, n)?;
+    session.goal_holds(&goal, base).map_err(|e| e.to_string())
+}
+
 /// The session of step `step` as it opens: its run's world, then setups and solutions.
 fn replay(lesson: &Lesson, step: usize, prepare: Prepare) -> Result<Session, LineFailed> {
     let first = lesson.run_start(step);
@@ -167,6 +306,8 @@ fn replay(lesson: &Lesson, step: usize, prepare: Prepare) -> Result<Session, Lin
         stderr: e,
     })?;
     let mut session = Session::new(config);
+    // `violations` goals read the invariant monitor, in the CLI as on the page.
+    session.watch_invariants();
     prepare(&mut session);
     if world.kube {
         run_part(&mut session, first, "world", "kube up")?;
@@ -282,5 +423,110 @@ steps:
             e.starts_with("step 2: setup line `kill m9` failed: Error: "),
             "{e}"
         );
+    }
+}
+
+#[cfg(test)]
+mod goal_tests {
+    use super::*;
+
+    fn lesson() -> Lesson {
+        let text = r#"
+id: p
+title: {en: T, zh-TW: 題}
+summary: {en: S, zh-TW: 摘}
+steps:
+  - title: {en: One, zh-TW: 一}
+    text: {en: X, zh-TW: 文}
+    setup: "wait leader"
+    goal: "leader.term > start.leader.term"
+    goal_text: {en: G, zh-TW: 標}
+    solution: |
+      kill leader
+      wait leader
+    predict:
+      question: {en: Q, zh-TW: 問}
+      choices:
+        - {text: {en: one, zh-TW: 一}, holds: "leaders == 1"}
+        - {text: {en: two, zh-TW: 二}, holds: "leaders == 2"}
+      answer: 1
+      reveal: {en: R, zh-TW: 答}
+  - title: {en: Two, zh-TW: 二}
+    text: {en: X, zh-TW: 文}
+    goal: "term > start.term"
+    goal_text: {en: G, zh-TW: 標}
+    solution: |
+      restart m1
+      kill leader
+      wait leader
+    predict:
+      question: {en: Q, zh-TW: 問}
+      number: "elections"
+      answer: 1
+      reveal: {en: R, zh-TW: 答}
+"#;
+        Lesson::parse("p.yaml", text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The goal is watched from the step's start: not met, met once the solution ran,
+    /// unmet again after Restart; the predict verdict waits for the goal.
+    #[test]
+    fn goal_and_predict_from_open_to_restart() {
+        let mut r = Runner::open(lesson(), 0).unwrap();
+        assert!(!r.goal_met());
+        assert!(r.explain().contains("is false"), "{}", r.explain());
+        assert_eq!(
+            r.answer(Answer::Number(3)),
+            Err("this question takes a choice, not a number".into())
+        );
+        assert_eq!(
+            r.answer(Answer::Choice(3)),
+            Err("no choice 3 (1 to 2)".into())
+        );
+        r.answer(Answer::Choice(2)).unwrap();
+        assert_eq!(r.answered(), Some(Answer::Choice(2)));
+        assert_eq!(r.verdict(), None, "no reveal before it happened");
+        r.play_rest();
+        assert!(r.goal_met(), "{}", r.explain());
+        let v = r.verdict().unwrap();
+        assert!(!v.right);
+        assert_eq!(v.reveal.en, "R");
+        r.restart();
+        assert!(!r.goal_met());
+        assert_eq!(r.answered(), None);
+        // The student's own command (not the solution) meets the goal the same way.
+        r.execute("kill leader", None);
+        r.execute("wait leader", None);
+        assert!(r.goal_met());
+        r.answer(Answer::Choice(1)).unwrap();
+        assert!(r.verdict().unwrap().right);
+    }
+
+    /// A number is compared with the live world, and the runner that walks on to the next
+    /// step stands where a jump lands.
+    #[test]
+    fn numbers_and_advance() {
+        let mut walked = Runner::open(lesson(), 0).unwrap();
+        walked.play_rest();
+        assert_eq!(walked.advance(), Ok(true));
+        assert_eq!(walked.step_index(), 1);
+        let jumped = Runner::open(lesson(), 1).unwrap();
+        assert_eq!(
+            walked.session().world.status(),
+            jumped.session().world.status()
+        );
+        assert!(!walked.goal_met());
+        assert_eq!(
+            walked.answer(Answer::Choice(1)),
+            Err("this question takes a number, not a choice".into())
+        );
+        walked.answer(Answer::Number(1)).unwrap();
+        walked.play_rest();
+        assert!(walked.goal_met(), "{}", walked.explain());
+        assert!(walked.verdict().unwrap().right, "{}", walked.explain());
+        assert_eq!(walked.advance(), Ok(false));
+        let mut none = Runner::open(lesson(), 1).unwrap();
+        none.jump(0).unwrap();
+        assert!(none.predict().is_some());
     }
 }

@@ -271,7 +271,7 @@ fn namespaced(name: &str) -> (&str, &str) {
 fn kube_query(q: &Query, v: &View, since: Option<&Baseline>) -> Value {
     let Some(api) = v.kube.map(|k| &k.api) else {
         return match q {
-            Query::Pods(_) | Query::NewPods(_) => Value::Num(0),
+            Query::Pods(_) | Query::NewPods(_) | Query::Writes(_) => Value::Num(0),
             _ => Value::Absent,
         };
     };
@@ -288,6 +288,18 @@ fn kube_query(q: &Query, v: &View, since: Option<&Baseline>) -> Value {
                 !new || (since.is_some() && was.is_none())
             });
             count(n.count() as u64)
+        }
+        Query::Writes(actor) => {
+            let Some(b) = since else {
+                return Value::Num(0);
+            };
+            // Every write has its own etcd revision: those after the baseline's newest are new.
+            let base_api = b.0.kube.as_ref().map(|k| &k.api);
+            let seen = base_api
+                .and_then(|a| a.journal().last())
+                .map_or(0, |w| w.revision);
+            let new = api.journal().iter().rev().take_while(|w| w.revision > seen);
+            count(new.filter(|w| actor == "*" || w.actor == *actor).count() as u64)
         }
         Query::Pod(name) | Query::PodPhase(name) => {
             let (ns, name) = namespaced(name);
@@ -333,6 +345,25 @@ fn text(v: &Value) -> Option<String> {
         Value::Num(n) => Some(n.to_string()),
         Value::Text(s) => Some(s.clone()),
         Value::Absent => None,
+    }
+}
+
+/// `p` with its `start.` sides replaced by their values: the baseline never changes, so a
+/// predicate looked at after every event need not read it again.
+pub(super) fn resolve_start(p: &Pred, base: &Baseline) -> Pred {
+    let side = |o: &Operand| match o {
+        Operand::Start(q) => Operand::Literal(query(q, &base.view(), None)),
+        other => other.clone(),
+    };
+    match p {
+        Pred::Compare { left, op, right } => Pred::Compare {
+            left: side(left),
+            op: *op,
+            right: side(right),
+        },
+        Pred::Exists(o) => Pred::Exists(side(o)),
+        Pred::Absent(o) => Pred::Absent(side(o)),
+        Pred::Ever(inner) => Pred::Ever(Box::new(resolve_start(inner, base))),
     }
 }
 

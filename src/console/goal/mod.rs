@@ -200,6 +200,9 @@ pub enum Query {
     Violations,
     /// Virtual time, in milliseconds.
     Time,
+    /// kube: writes the API server made for that actor since the baseline (`kubectl`,
+    /// `deployment-controller`, `scheduler`, …; `*` for all), read from its journal.
+    Writes(String),
     /// kube: pods whose `status.phase` is the argument: `pods(Running)` in `default` (as
     /// `kubectl get pods`), `pods(kube-system/Running)` in another, `pods(*/Running)` in all.
     Pods(String),
@@ -289,6 +292,7 @@ impl fmt::Display for Query {
             Query::Keys(k) => write!(f, "keys({})", arg(k)),
             Query::File(n) => write!(f, "file({})", arg(n)),
             Query::Delivered(k) => write!(f, "delivered({k})"),
+            Query::Writes(a) => write!(f, "writes({})", arg(a)),
             Query::Pods(p) => write!(f, "pods({})", arg(p)),
             Query::NewPods(p) => write!(f, "new_pods({})", arg(p)),
             Query::Pod(n) => write!(f, "pod({})", arg(n)),

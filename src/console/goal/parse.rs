@@ -340,6 +340,7 @@ fn call(name: &str, arg: String, rest: &str, w: &str) -> Result<Query, String> {
                 crate::etcd::message_kind_names().join(", ")
             )),
         },
+        ("writes", "") => needs_arg(Query::Writes(arg.clone())),
         ("pods", "") => needs_arg(Query::Pods(arg.clone())),
         ("new_pods", "") => needs_arg(Query::NewPods(arg.clone())),
         ("pod", ".phase") => needs_arg(Query::PodPhase(arg.clone())),
@@ -363,6 +364,7 @@ fn example(name: &str) -> &'static str {
         "deployment" => "deployment(web).ready, deployment(web).replicas",
         "file" => "file(snap.db) exists",
         "pods" | "new_pods" => "pods(Running)",
+        "writes" => "writes(kubectl), writes(*)",
         _ => "key(/k)",
     }
 }

@@ -15,7 +15,13 @@ use crate::console::Session;
 pub struct Watch {
     goal: Goal,
     baseline: Baseline,
+    /// Each `ever` predicate's inner one with its `start.` sides already read (None for the
+    /// others), as it is looked at after every event.
+    inner: Vec<Option<Pred>>,
     latched: Vec<Option<Millis>>,
+    /// Times the world was looked at for it (a test counts them against the events).
+    #[cfg(test)]
+    pub(super) looks: u64,
 }
 
 impl Watch {
@@ -61,10 +67,21 @@ impl Session {
     /// Watches `goal` from `base` on (replacing any goal watched before).
     pub fn watch_goal(&mut self, goal: Goal, baseline: Baseline) {
         let latched = vec![None; goal.preds.len()];
+        let inner = goal
+            .preds
+            .iter()
+            .map(|p| match p {
+                Pred::Ever(inner) => Some(eval::resolve_start(inner, &baseline)),
+                _ => None,
+            })
+            .collect();
         self.watch = Some(Watch {
             goal,
             baseline,
+            inner,
             latched,
+            #[cfg(test)]
+            looks: 0,
         });
     }
 
@@ -97,11 +114,15 @@ impl Session {
         let Some(mut w) = self.watch.take() else {
             return;
         };
+        #[cfg(test)]
+        {
+            w.looks += 1;
+        }
         let now_ms = self.world.now();
         let view = View::of(self);
         let unknown = |_: &Pred| None;
-        for (p, latch) in w.goal.preds.iter().zip(w.latched.iter_mut()) {
-            if let (Pred::Ever(inner), None) = (p, &latch) {
+        for (p, latch) in w.inner.iter().zip(w.latched.iter_mut()) {
+            if let (Some(inner), None) = (p, &latch) {
                 if eval::holds(inner, &view, &w.baseline, &unknown) == Ok(true) {
                     *latch = Some(now_ms);
                 }
