@@ -29,13 +29,7 @@ pub enum LessonMsg {
     Close,
 }
 
-/// An answer to a predict question.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Answer {
-    /// 1-based, as `data-choice` numbers the choices.
-    Choice(usize),
-    Number(i64),
-}
+pub use crate::lesson::Answer;
 
 /// The step a student is on.
 #[derive(Clone, Debug)]
@@ -43,7 +37,6 @@ pub struct Open {
     runner: Runner,
     baseline: Baseline,
     goal: Result<Goal, String>,
-    answer: Option<Answer>,
 }
 
 /// The goal as the page shows it now.
@@ -132,18 +125,17 @@ impl Course {
         let index = step
             .checked_sub(1)
             .ok_or_else(|| format!("lesson {id:?} has no step 0 (steps count from 1)"))?;
-        let runner = Runner::open_with(lesson.clone(), index, prepare)?;
+        let mut runner = Runner::open_with(lesson.clone(), index, prepare)?;
         // Restarting a step does not ask its question again.
         let answer = self
             .open
             .as_ref()
             .filter(|o| o.lesson().id == id && o.number() == step)
-            .and_then(|o| o.answer.clone());
-        let session = self.start(runner);
-        if let Some(open) = &mut self.open {
-            open.answer = answer;
+            .and_then(|o| o.runner.answered());
+        if let Some(answer) = answer {
+            runner.answer(answer)?;
         }
-        Ok(session)
+        Ok(self.start(runner))
     }
 
     /// Opens the step as a link left it: from its seed, then what the link's run (`linked`,
@@ -190,7 +182,6 @@ impl Course {
             runner,
             baseline,
             goal,
-            answer: None,
         });
         session
     }
@@ -244,24 +235,12 @@ impl Course {
         })
     }
 
+    /// The runner checks the answer fits the question, and keeps it.
     fn answer(&mut self, answer: Answer) -> Result<(), String> {
-        let Some(open) = &mut self.open else {
-            return Ok(());
-        };
-        let Some(predict) = &open.step().predict else {
-            return Err("this step asks no question".into());
-        };
-        match (&answer, predict.kind()) {
-            (Answer::Choice(k), PredictKind::Choices(choices))
-                if (1..=choices.len()).contains(k) => {}
-            (Answer::Number(_), PredictKind::Number(_)) => {}
-            (Answer::Choice(k), PredictKind::Choices(choices)) => {
-                return Err(format!("choose 1 to {}, not {k}", choices.len()));
-            }
-            _ => return Err("this question takes another kind of answer".into()),
+        match &mut self.open {
+            Some(open) => open.runner.answer(answer),
+            None => Ok(()),
         }
-        open.answer = Some(answer);
-        Ok(())
     }
 
     /// The open step waits for its predict question to be answered: the world is held still
@@ -269,7 +248,7 @@ impl Course {
     pub fn waits_for_answer(&self) -> bool {
         self.open
             .as_ref()
-            .is_some_and(|o| o.step().predict.is_some() && o.answer.is_none())
+            .is_some_and(|o| o.runner.predict().is_some() && o.runner.answered().is_none())
     }
 
     /// The solution's lines, for "Show me" to run as if typed.
@@ -306,8 +285,8 @@ impl Open {
         self.runner.step_index() + 1
     }
 
-    pub fn answer(&self) -> Option<&Answer> {
-        self.answer.as_ref()
+    pub fn answer(&self) -> Option<Answer> {
+        self.runner.answered()
     }
 
     /// The goal judged on the engine's views of `session` (never on what the page shows).
@@ -347,7 +326,7 @@ impl Open {
     /// after the decisive moment); `None` before, or with no question or no answer.
     pub fn outcome(&self, session: &Session) -> Option<Outcome> {
         let predict = self.step().predict.as_ref()?;
-        let answer = self.answer.as_ref()?;
+        let answer = self.runner.answered()?;
         if !self.goal_state(session).met {
             return None;
         }

@@ -237,7 +237,7 @@ fn predict_panel(open: &Open, predict: &Predict, lab: &Lab, lang: Lang, d: &Disp
             <div class="choices">
                 { for choices.iter().enumerate().map(|(i, c)| {
                     let k = i + 1;
-                    let chosen = answer == Some(&Answer::Choice(k));
+                    let chosen = answer == Some(Answer::Choice(k));
                     let held = matches!(&outcome, Some(Outcome::Choices(h)) if h.contains(&k));
                     html! {
                         <button class={classes!("choice", chosen.then_some("chosen"), held.then_some("held"))}
@@ -252,13 +252,13 @@ fn predict_panel(open: &Open, predict: &Predict, lab: &Lab, lang: Lang, d: &Disp
             </div>
         },
         PredictKind::Number(_) => html! {
-            <NumberAnswer lang={lang} answered={match answer { Some(Answer::Number(n)) => Some(*n), _ => None }}
+            <NumberAnswer lang={lang} answered={match answer { Some(Answer::Number(n)) => Some(n), _ => None }}
                 dispatch={d.clone()} />
         },
     };
     let verdict = outcome.map(|o| {
         let right = match (&o, answer) {
-            (Outcome::Choices(held), Some(Answer::Choice(k))) => held.contains(k),
+            (Outcome::Choices(held), Some(Answer::Choice(k))) => held.contains(&k),
             (Outcome::Number { right, .. }, _) => *right,
             _ => false,
         };
