@@ -10,11 +10,10 @@ use super::header;
 use super::i18n::{t, Lang, Text};
 use super::lab::{Lab, Msg};
 use super::page::{self, Dispatch, Page};
-use super::share_panel;
 use super::status;
 use super::tabs;
 use super::view::{Action, View};
-use super::{cluster, legend, members, onboarding, panels};
+use super::{cluster, legend, lessons_panel, members, onboarding, panels};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -30,6 +29,7 @@ fn App() -> Html {
     use_clock(&page);
     use_shortcuts(page.dispatcher(), page.view.legend);
     page::use_remembered_preferences(page.view.lang, page.view.presenter);
+    page::use_remembered_lessons(&page.lab.borrow());
     use_recovery(&page);
     html! {
         <ContextProvider<Page> context={page}>
@@ -131,11 +131,7 @@ fn use_recovery(page: &Page) {
     let run = page.lab.clone();
     use_effect_with(key, move |(settings, lang, _, _)| {
         let lab = run.borrow();
-        let link = format!(
-            "{}#{}",
-            dom::base_url(),
-            share_panel::share_fragment(lab.session(), settings)
-        );
+        let link = format!("{}#{}", dom::base_url(), lab.share_fragment());
         crash::record(*lang, settings.seed, &lab.session().export_script(), &link);
     });
 }
@@ -263,6 +259,7 @@ fn side(lab: &Lab, view: &View, d: &Dispatch) -> Html {
             if onboarding::is_open(view) {
                 { onboarding::card(lab, view, d) }
             }
+            { lessons_panel::card(lab, view.lang, d) }
             <div class="panel members-panel">{ members::render(lab.world(), view.lang, &send_line) }</div>
             <div class="panel tabs-panel">
                 { tabs::tabs(view.tab, view.lang, d) }

@@ -5,6 +5,7 @@
 //! share and replay reproduce it. What a `Msg` did is handed back as a view `Action`.
 
 use super::i18n::{t, Lang, Text};
+use super::lessons::{Course, LessonMsg};
 use super::recorder::{Recorder, WIRE_LOG};
 use super::share::{self, Shared};
 use super::view::{Action, Notice, Scrubbed, View};
@@ -59,6 +60,8 @@ pub enum Msg {
     /// Start over with these settings and replay this script (a shared URL or an import).
     Load(Shared),
     ClearConsole,
+    /// The lessons: open a step, Next, Back, Show me, an answer...
+    Lesson(LessonMsg),
     /// Changes only what the page shows, not the run.
     View(Action),
 }
@@ -93,6 +96,8 @@ pub struct Lab {
     carry_ms: f64,
     /// Messages applied so far: a view of the run compares it to tell that the run changed.
     revision: u64,
+    /// The lessons: the step open on this run, and the steps done.
+    lessons: Course,
 }
 
 /// The page as a visit finds it: the run a shared link carries (`fragment`, the URL's hash),
@@ -127,6 +132,7 @@ impl Lab {
             transcript: Vec::new(),
             carry_ms: 0.0,
             revision: 0,
+            lessons: Course::default(),
         };
         lab.observed()
     }
@@ -142,6 +148,7 @@ impl Lab {
             transcript: Vec::new(),
             carry_ms: 0.0,
             revision: 0,
+            lessons: Course::default(),
         };
         let run = run_script(&mut lab.session, &shared.script, true);
         let errors = (run.code != 0).then(|| {
@@ -180,6 +187,20 @@ impl Lab {
         &self.transcript
     }
 
+    pub fn lessons(&self) -> &Course {
+        &self.lessons
+    }
+
+    /// The share link's fragment: the run replayed from its settings, and where the lessons
+    /// stand (the open step, the steps done).
+    pub fn share_fragment(&self) -> String {
+        let run = share::encode(&Shared {
+            settings: self.settings.clone(),
+            script: self.session.export_script(),
+        });
+        run + &share::encode_lessons(&self.lessons.mark())
+    }
+
     /// A scrub back in time left the rest of the old run ahead of the slider.
     pub fn is_behind(&self) -> bool {
         self.ahead.is_some()
@@ -201,6 +222,15 @@ impl Lab {
     /// Does what `msg` asks of the run; the returned action tells the view what happened.
     pub fn apply(&mut self, msg: Msg) -> Action {
         self.revision += 1;
+        if self.lessons.waits_for_answer() && waits_with_the_world(&msg) {
+            return Action::Pause;
+        }
+        let action = self.apply_now(msg);
+        self.lessons.observe(&self.session);
+        action
+    }
+
+    fn apply_now(&mut self, msg: Msg) -> Action {
         match msg {
             Msg::Frame { real_ms, speed } => self.frame(real_ms, speed),
             Msg::Play => {
@@ -218,6 +248,7 @@ impl Lab {
                 return Action::Pause;
             }
             Msg::SetMembers(_) | Msg::SetSeed(_) | Msg::SetSwitch(..) | Msg::Reset => {
+                let _ = self.lessons.apply(LessonMsg::Close); // the lesson's world is gone
                 self.restart(next_settings(&self.settings, &msg));
                 return Action::NewRun;
             }
@@ -233,13 +264,16 @@ impl Lab {
             Msg::Scrub(t) => return Action::Scrubbed(self.scrub(t)),
             Msg::Load(shared) => {
                 let (lab, errors) = Lab::replay(shared);
+                let _ = self.lessons.apply(LessonMsg::Close);
                 *self = Lab {
                     revision: self.revision,
+                    lessons: std::mem::take(&mut self.lessons),
                     ..lab
                 };
                 return Action::Loaded(errors);
             }
             Msg::ClearConsole => self.transcript.clear(),
+            Msg::Lesson(msg) => return self.lesson(msg),
             Msg::View(action) => return action,
         }
         Action::Refresh
@@ -282,13 +316,18 @@ impl Lab {
     }
 
     fn run(&mut self, line: &str) {
+        self.run_with(line, None);
+    }
+
+    /// A line and its standard input (a heredoc of a lesson's solution).
+    fn run_with(&mut self, line: &str, stdin: Option<&str>) {
         self.branch();
         let line = line.trim();
         if line.is_empty() {
             return;
         }
         let time_ms = self.world().now();
-        let out = self.session.execute(line, None);
+        let out = self.session.execute(line, stdin);
         self.transcript.push(ConsoleEntry {
             time_ms,
             line: line.to_string(),
@@ -298,6 +337,36 @@ impl Lab {
         });
         let excess = self.transcript.len().saturating_sub(TRANSCRIPT_KEEP);
         self.transcript.drain(..excess);
+    }
+
+    /// A lesson message: a step that opens becomes the run (the console keeps its
+    /// transcript); "Show me" types the solution in the console.
+    fn lesson(&mut self, msg: LessonMsg) -> Action {
+        if msg == LessonMsg::ShowMe {
+            for line in self.lessons.solution() {
+                self.run_with(&line.text, line.stdin.as_deref());
+            }
+            self.observe();
+            return Action::Refresh;
+        }
+        match self.lessons.apply(msg) {
+            Ok(Some(session)) => {
+                self.install(session);
+                Action::NewRun
+            }
+            Ok(None) => Action::Refresh,
+            Err(e) => Action::Notify(Notice::error(e)),
+        }
+    }
+
+    /// Runs `session` from now on, as a new run (nothing is ahead, no message recorded yet).
+    fn install(&mut self, session: Session) {
+        self.settings = session.config.clone();
+        self.session = session;
+        self.ahead = None;
+        self.recorder = Recorder::default();
+        self.carry_ms = 0.0;
+        self.observe();
     }
 
     fn follow(&mut self, on: bool) -> Action {
@@ -334,6 +403,58 @@ impl Lab {
         self.observe();
         Scrubbed::Moved
     }
+}
+
+/// What waits, with the world, for a lesson's question to be answered: time, and whatever
+/// acts on the run.
+fn waits_with_the_world(msg: &Msg) -> bool {
+    matches!(
+        msg,
+        Msg::Frame { .. }
+            | Msg::Play
+            | Msg::TogglePlay
+            | Msg::Step
+            | Msg::Command(_)
+            | Msg::Commands(_)
+            | Msg::Follow(_)
+            | Msg::Scrub(_)
+            | Msg::Lesson(LessonMsg::ShowMe)
+    )
+}
+
+/// The page as a visit finds it, with its lessons: the step a link carries (and the run it
+/// left in that step), else the step this browser had open; the steps done, from both.
+pub fn open_with_lessons(fragment: &str, stored: &str, lang: Lang, presenter: bool) -> (Lab, View) {
+    let (mut lab, mut view) = open(fragment, lang, presenter);
+    let stored = share::decode_lessons(stored).unwrap_or_default();
+    lab.lessons.merge_done(&stored);
+    let linked = share::decode(fragment).ok().flatten();
+    let mark = match share::decode_lessons(fragment) {
+        Ok(mark) => mark,
+        Err(e) => {
+            view.notice = Some(Notice::error(format!("{}: {e}", t(lang, Text::BadLink))));
+            return (lab, view);
+        }
+    };
+    lab.lessons.merge_done(&mark);
+    let step = match &linked {
+        Some(_) => mark.open,
+        None => stored.open,
+    };
+    let Some(step) = step else {
+        return (lab, view);
+    };
+    let linked = linked.map(|_| lab.session.clone());
+    match lab.lessons.resume(&step, linked.as_ref()) {
+        Ok((session, warning)) => {
+            lab.install(session);
+            if let Some(text) = warning {
+                view.notice = Some(Notice::error(text));
+            }
+        }
+        Err(e) => view.notice = Some(Notice::error(e)),
+    }
+    (lab, view)
 }
 
 /// The settings a restarting `msg` asks for, from the current ones.

@@ -4,6 +4,7 @@
 
 pub mod i18n;
 pub mod lab;
+pub mod lessons;
 pub mod recorder;
 pub mod ring;
 pub mod share;
@@ -31,6 +32,7 @@ mod kube_panel;
 mod lamport;
 #[cfg(target_arch = "wasm32")]
 mod legend;
+mod lessons_panel;
 #[cfg(target_arch = "wasm32")]
 mod logs;
 #[cfg(target_arch = "wasm32")]

@@ -11,6 +11,8 @@ use yew::prelude::*;
 
 const LANG_KEY: &str = "raftlab.lang";
 const PRESENTER_KEY: &str = "raftlab.presenter";
+/// The open lesson step and the steps done, in the share link's spelling.
+const LESSONS_KEY: &str = "raftlab.lessons";
 
 impl Reducible for View {
     type Action = Action;
@@ -100,7 +102,9 @@ impl Page {
 pub fn use_page() -> Page {
     let opened = use_state(|| {
         let presenter = dom::load(PRESENTER_KEY).as_deref() == Some("1");
-        let (lab, view) = lab::open(&dom::hash(), stored_lang(), presenter);
+        let stored_lessons = dom::load(LESSONS_KEY).unwrap_or_default();
+        let (lab, view) =
+            lab::open_with_lessons(&dom::hash(), &stored_lessons, stored_lang(), presenter);
         (Rc::new(RefCell::new(lab)), view)
     });
     let view = use_reducer(|| opened.1.clone());
@@ -121,6 +125,14 @@ pub fn use_remembered_preferences(lang: Lang, presenter: bool) {
         dom::store(PRESENTER_KEY, if *presenter { "1" } else { "0" });
         set_root_attributes(*lang, *presenter);
     });
+}
+
+/// The lessons' progress and open step outlive the visit (local storage): a reload lands on
+/// the same step.
+#[hook]
+pub fn use_remembered_lessons(lab: &Lab) {
+    let mark = super::share::encode_lessons(&lab.lessons().mark());
+    use_effect_with(mark, |mark| dom::store(LESSONS_KEY, mark));
 }
 
 fn stored_lang() -> Lang {

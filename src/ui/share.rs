@@ -7,6 +7,7 @@ use crate::base::parse_duration;
 use crate::console::script;
 use crate::etcd::{parse_members, ClusterConfig, Switch, MAX_MEMBERS};
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Settings plus the script of a run.
 #[derive(Clone, Debug, PartialEq)]
@@ -86,6 +87,8 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, String> {
                     .map_err(|_| format!("seed must be a whole number, not {value:?}"))?;
             }
             "script" => script = Some(value),
+            // Read by `decode_lessons`: a link that carries a lesson still replays its run.
+            LESSON_KEY | DONE_KEY => {}
             _ => {
                 let switch =
                     switch_by_key(key).ok_or_else(|| format!("unknown setting {key:?}"))?;
@@ -104,6 +107,107 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, String> {
     let script = script.unwrap_or_default();
     check_script(&script)?;
     Ok(Some(Shared { settings, script }))
+}
+
+/// Where a visitor is in the lessons: the step open and the steps done. A link carries it
+/// after the run (`&lesson=…&done=…`), whose script then begins as the step did; the page's
+/// local storage keeps the same text, so a reload lands on the same step.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LessonMark {
+    pub open: Option<OpenStep>,
+    /// Lesson id → its steps done (1-based, as the page numbers them).
+    pub done: BTreeMap<String, BTreeSet<usize>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenStep {
+    pub lesson: String,
+    /// 1-based, as `data-step` shows it.
+    pub step: usize,
+}
+
+const LESSON_KEY: &str = "lesson";
+const DONE_KEY: &str = "done";
+/// The characters between a lesson id and its step numbers, and between lessons: unreserved,
+/// so a link shows `lesson=leader-election.2&done=leader-election.1.2~kube-memory.1` as is.
+const STEP_SEP: char = '.';
+const LESSON_SEP: char = '~';
+
+/// `&lesson=…&done=…` for `mark` (empty when it holds nothing), to append to `encode`'s
+/// fragment or to keep on its own (without the first `&`) in local storage.
+pub fn encode_lessons(mark: &LessonMark) -> String {
+    let mut out = String::new();
+    if let Some(open) = &mark.open {
+        out.push_str(&format!(
+            "&{LESSON_KEY}={}{STEP_SEP}{}",
+            open.lesson, open.step
+        ));
+    }
+    let done: Vec<String> = mark
+        .done
+        .iter()
+        .filter(|(_, steps)| !steps.is_empty())
+        .map(|(id, steps)| {
+            let numbers: Vec<String> = steps.iter().map(usize::to_string).collect();
+            format!("{id}{STEP_SEP}{}", numbers.join(&STEP_SEP.to_string()))
+        })
+        .collect();
+    if !done.is_empty() {
+        out.push_str(&format!(
+            "&{DONE_KEY}={}",
+            done.join(&LESSON_SEP.to_string())
+        ));
+    }
+    out
+}
+
+/// The lesson part of a fragment (or of the stored text); a link without one gives the empty
+/// mark. Only the shape is checked here: whether the lesson and the step exist is the
+/// lessons' to say.
+pub fn decode_lessons(fragment: &str) -> Result<LessonMark, String> {
+    let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+    let mut mark = LessonMark::default();
+    for pair in fragment.split('&').filter(|p| !p.is_empty()) {
+        let (key, raw) = pair.split_once('=').unwrap_or((pair, ""));
+        if ![LESSON_KEY, DONE_KEY].contains(&key) {
+            continue;
+        }
+        let value = percent_decode(raw).ok_or_else(|| format!("{key}: bad %-encoding"))?;
+        match key {
+            LESSON_KEY => {
+                let (lesson, steps) = lesson_steps(&value)
+                    .filter(|(_, steps)| steps.len() == 1)
+                    .ok_or_else(|| format!("lesson must be ID.STEP, not {value:?}"))?;
+                mark.open = Some(OpenStep {
+                    lesson,
+                    step: steps[0],
+                });
+            }
+            _ => {
+                for part in value.split(LESSON_SEP).filter(|p| !p.is_empty()) {
+                    let (lesson, steps) = lesson_steps(part).ok_or_else(|| {
+                        format!("done must be ID.STEP.STEP~ID.STEP, not {value:?}")
+                    })?;
+                    mark.done.entry(lesson).or_default().extend(steps);
+                }
+            }
+        }
+    }
+    Ok(mark)
+}
+
+/// `leader-election.1.2` → ("leader-election", [1, 2]): an id of lowercase letters, digits
+/// and dashes, then one or more step numbers from 1.
+fn lesson_steps(text: &str) -> Option<(String, Vec<usize>)> {
+    let mut parts = text.split(STEP_SEP);
+    let id = parts.next()?;
+    let id_ok = !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    let steps: Option<Vec<usize>> = parts.map(|p| p.parse().ok().filter(|n| *n >= 1)).collect();
+    let steps = steps.filter(|s| !s.is_empty())?;
+    id_ok.then(|| (id.to_string(), steps))
 }
 
 /// Rejects scripts that would keep the page busy too long; the engine reports the rest.
@@ -354,5 +458,103 @@ mod tests {
             .expect("it carries a run");
         assert!(opened.settings.teaching.vote_without_log_check);
         assert_eq!(page_key(Switch::NoVoteLogCheck), "vote-without-log-check");
+    }
+
+    fn mark() -> LessonMark {
+        let mut done = BTreeMap::new();
+        done.insert("leader-election".to_string(), BTreeSet::from([1, 2]));
+        done.insert("kube-memory".to_string(), BTreeSet::from([3]));
+        LessonMark {
+            open: Some(OpenStep {
+                lesson: "leader-election".into(),
+                step: 3,
+            }),
+            done,
+        }
+    }
+
+    #[test]
+    fn a_link_carries_the_open_lesson_step_and_the_progress() {
+        let fragment = format!(
+            "{}{}",
+            encode(&shared("wait 1s\n")),
+            encode_lessons(&mark())
+        );
+        assert!(
+            fragment.ends_with("&lesson=leader-election.3&done=kube-memory.3~leader-election.1.2"),
+            "{fragment}"
+        );
+        assert_eq!(decode_lessons(&format!("#{fragment}")), Ok(mark()));
+        assert_eq!(
+            decode(&fragment),
+            Ok(Some(shared("wait 1s\n"))),
+            "the run part reads as before"
+        );
+        let stored = encode_lessons(&mark());
+        assert_eq!(
+            decode_lessons(&stored),
+            Ok(mark()),
+            "local storage keeps the same text"
+        );
+    }
+
+    #[test]
+    fn links_without_a_lesson_still_open_and_carry_an_empty_mark() {
+        let old = "v=1&members=3&seed=1&script=wait%201s";
+        assert!(matches!(decode(old), Ok(Some(_))));
+        assert_eq!(decode_lessons(old), Ok(LessonMark::default()));
+        assert_eq!(encode_lessons(&LessonMark::default()), "");
+        let open = decode_lessons("v=1&lesson=quorum.1")
+            .ok()
+            .and_then(|m| m.open);
+        assert_eq!(
+            open.map(|o| (o.lesson, o.step)),
+            Some(("quorum".to_string(), 1))
+        );
+    }
+
+    #[test]
+    fn bad_lesson_parts_say_what_is_wrong() {
+        let cases = [
+            ("lesson=quorum", "lesson must be ID.STEP, not \"quorum\""),
+            (
+                "lesson=quorum.0",
+                "lesson must be ID.STEP, not \"quorum.0\"",
+            ),
+            (
+                "lesson=quorum.1.2",
+                "lesson must be ID.STEP, not \"quorum.1.2\"",
+            ),
+            (
+                "lesson=Quorum.1",
+                "lesson must be ID.STEP, not \"Quorum.1\"",
+            ),
+            ("lesson=.1", "lesson must be ID.STEP, not \".1\""),
+            (
+                "done=quorum.x",
+                "done must be ID.STEP.STEP~ID.STEP, not \"quorum.x\"",
+            ),
+            ("lesson=%zz", "lesson: bad %-encoding"),
+        ];
+        for (fragment, error) in cases {
+            assert_eq!(
+                decode_lessons(fragment),
+                Err(error.to_string()),
+                "{fragment}"
+            );
+        }
+    }
+
+    #[test]
+    fn no_text_makes_the_lesson_part_panic() {
+        let mut rng = crate::base::Rng::new(12);
+        let alphabet: Vec<char> = "lesson=done=&.~%0123456789abz-AZ\u{6d41}".chars().collect();
+        for _ in 0..2_000 {
+            let len = rng.range(0, 40) as usize;
+            let text: String = (0..len)
+                .filter_map(|_| alphabet.get(rng.range(0, alphabet.len() as u64) as usize))
+                .collect();
+            let _ = decode_lessons(&text);
+        }
     }
 }

@@ -3,25 +3,18 @@
 
 use super::dom;
 use super::i18n::{t, Lang, Text};
-use super::lab::Msg;
+use super::lab::{Lab, Msg};
 use super::page::Dispatch;
 use super::share::{self, Shared};
 use super::view::{Action, Notice};
 use crate::console::trace_file::replay_trace_json;
-use crate::console::Session;
 use crate::etcd::ClusterConfig as Settings;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-pub fn share_fragment(session: &Session, settings: &Settings) -> String {
-    share::encode(&Shared {
-        settings: settings.clone(),
-        script: session.export_script(),
-    })
-}
-
-pub fn share(session: &Session, settings: &Settings, lang: Lang, d: &Dispatch) -> Html {
-    let url = format!("{}#{}", dom::base_url(), share_fragment(session, settings));
+pub fn share(lab: &Lab, lang: Lang, d: &Dispatch) -> Html {
+    let (session, settings) = (lab.session(), lab.settings());
+    let url = format!("{}#{}", dom::base_url(), lab.share_fragment());
     let copy = {
         let (url, d) = (url.clone(), d.clone());
         Callback::from(move |_: MouseEvent| {

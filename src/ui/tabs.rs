@@ -44,7 +44,7 @@ pub fn body(lab: &Lab, view: &View, on_select: Callback<u64>, d: &Dispatch) -> H
         Tab::SpaceTime => space_time(lab, view, on_select, d),
         Tab::Network => network::network(world, lang, d),
         Tab::Rules => rules::rules(lab.settings(), session.monitor(), lang, d),
-        Tab::Share => share_panel::share(session, lab.settings(), lang, d),
+        Tab::Share => share_panel::share(lab, lang, d),
         Tab::Keys => panels::keys(world, view.kv_member, lang, d),
         Tab::Kube => kube_panel::kube(session, view.follow, lang, d),
     }
