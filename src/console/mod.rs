@@ -4,6 +4,7 @@
 //! (the real tools `etcdctl`, `etcdutl`, `kubectl`, and the simulator's own verbs). Every
 //! command answers with stdout, stderr and an exit code, as a real process would.
 
+pub mod complete;
 pub mod error;
 pub mod etcdctl;
 pub mod kubectl;

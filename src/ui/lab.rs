@@ -10,7 +10,8 @@ use super::share::{self, Shared};
 use super::view::{Action, Notice, Scrubbed, View};
 use crate::base::Millis;
 use crate::check::Violation;
-use crate::console::{run_script, Session};
+use crate::console::script::{self, ScriptLine};
+use crate::console::{Aside, Hint, Output, Session};
 use crate::etcd::Cluster as World;
 use crate::etcd::{ClusterConfig as Settings, Switch};
 
@@ -26,11 +27,66 @@ const FOLLOW_FIRST_COMMAND: &str = "kubectl create deployment web --image=nginx:
 /// One command and what it printed, as the console shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConsoleEntry {
+    pub kind: EntryKind,
     pub time_ms: Millis,
+    /// The command; for [`EntryKind::NewRun`], the new run's flags.
     pub line: String,
+    /// Its heredoc, as typed after the line.
+    pub stdin: Option<String>,
     pub stdout: String,
     pub stderr: String,
     pub code: i32,
+    /// The page's "Raft Lab:" word on why it failed (`Output::aside`).
+    pub hint: Option<Hint>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    /// Typed, or sent by a button.
+    Typed,
+    /// Run by a shared link or an imported script (shown dimmed: nobody typed it here).
+    Replayed,
+    /// A divider: a new run started here (Reset, a changed setting, a load).
+    NewRun,
+}
+
+impl ConsoleEntry {
+    fn new(kind: EntryKind, time_ms: Millis, line: &ScriptLine, out: &Output) -> ConsoleEntry {
+        ConsoleEntry {
+            kind,
+            time_ms,
+            line: line.text.clone(),
+            stdin: line.stdin.clone(),
+            stdout: out.stdout.clone(),
+            stderr: out.stderr.clone(),
+            code: out.code,
+            hint: match &out.aside {
+                Some(Aside::Hint(h)) => Some(h.clone()),
+                _ => None,
+            },
+        }
+    }
+
+    fn divider(settings: &Settings) -> ConsoleEntry {
+        ConsoleEntry {
+            kind: EntryKind::NewRun,
+            time_ms: 0,
+            line: settings.flags(),
+            stdin: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            code: 0,
+            hint: None,
+        }
+    }
+}
+
+/// A shared run played again from its start: its script's lines still to run, and what is
+/// left of the `wait` being played out (frame by frame, so the class sees it happen).
+#[derive(Clone, Debug)]
+struct Playback {
+    lines: std::collections::VecDeque<ScriptLine>,
+    wait_left: Millis,
 }
 
 /// What the user (or the animation clock) asks of the page.
@@ -58,6 +114,8 @@ pub enum Msg {
     Scrub(Millis),
     /// Start over with these settings and replay this script (a shared URL or an import).
     Load(Shared),
+    /// Go back to the start of the loaded run and play it again, its commands at their times.
+    PlayFromStart,
     ClearConsole,
     /// Changes only what the page shows, not the run.
     View(Action),
@@ -78,6 +136,9 @@ pub struct Lab {
     ahead: Option<Session>,
     recorder: Recorder,
     transcript: Vec<ConsoleEntry>,
+    /// The run a link or an import loaded, to play again from its start.
+    loaded: Option<Shared>,
+    playback: Option<Playback>,
     /// Virtual milliseconds owed but not yet run (fractions carry over between frames).
     carry_ms: f64,
     /// Messages applied so far: a view of the run compares it to tell that the run changed.
@@ -114,6 +175,8 @@ impl Lab {
             ahead: None,
             recorder: Recorder::default(),
             transcript: Vec::new(),
+            loaded: None,
+            playback: None,
             carry_ms: 0.0,
             revision: 0,
         };
@@ -121,18 +184,31 @@ impl Lab {
     }
 
     /// A fresh run of `shared.settings` replaying `shared.script` (which carries its own
-    /// network), and the first errors it printed when it failed.
+    /// network), and the first errors it printed when it failed. The console shows the
+    /// replayed commands and what they printed.
     pub fn replay(shared: Shared) -> (Lab, Option<String>) {
         let mut lab = Lab {
             session: fresh_session(&shared.settings, false),
-            settings: shared.settings,
+            settings: shared.settings.clone(),
             ahead: None,
             recorder: Recorder::default(),
             transcript: Vec::new(),
+            loaded: None,
+            playback: None,
             carry_ms: 0.0,
             revision: 0,
         };
-        let run = run_script(&mut lab.session, &shared.script, true);
+        let mut entries = Vec::new();
+        let run = script::run_script_with(
+            &mut lab.session,
+            &shared.script,
+            true,
+            &mut |line, time_ms, out| {
+                entries.push(ConsoleEntry::new(EntryKind::Replayed, time_ms, line, out));
+            },
+        );
+        lab.loaded = Some(shared);
+        entries.into_iter().for_each(|e| lab.push(e));
         let errors = (run.code != 0).then(|| {
             let first: Vec<&str> = run
                 .stdout
@@ -169,6 +245,31 @@ impl Lab {
         &self.transcript
     }
 
+    /// A link or an import loaded this run: it can be played again from its start.
+    pub fn can_play_from_start(&self) -> bool {
+        self.loaded.is_some()
+    }
+
+    /// Playing a loaded run again: its commands still run as time passes.
+    pub fn is_playing_back(&self) -> bool {
+        self.playback.is_some()
+    }
+
+    /// Where the console's etcdctl connects now without `--endpoints`, and the whole list
+    /// it picks from.
+    pub fn console_endpoint(&self) -> (String, Vec<String>) {
+        let world = self.world();
+        let all = world
+            .client_endpoints()
+            .iter()
+            .map(|m| m.to_string())
+            .collect();
+        (
+            crate::console::etcdctl::endpoint::default_endpoint(world),
+            all,
+        )
+    }
+
     /// A scrub back in time left the rest of the old run ahead of the slider.
     pub fn is_behind(&self) -> bool {
         self.ahead.is_some()
@@ -190,6 +291,13 @@ impl Lab {
     /// Does what `msg` asks of the run; the returned action tells the view what happened.
     pub fn apply(&mut self, msg: Msg) -> Action {
         self.revision += 1;
+        if !matches!(
+            msg,
+            Msg::Frame { .. } | Msg::View(_) | Msg::Play | Msg::TogglePlay
+        ) {
+            // Anything the user does to the run takes it over from the playback.
+            self.playback = None;
+        }
         match msg {
             Msg::Frame { real_ms, speed } => self.frame(real_ms, speed),
             Msg::Play => {
@@ -222,12 +330,20 @@ impl Lab {
             Msg::Scrub(t) => return Action::Scrubbed(self.scrub(t)),
             Msg::Load(shared) => {
                 let (lab, errors) = Lab::replay(shared);
+                let mut kept = std::mem::take(&mut self.transcript);
+                if !kept.is_empty() {
+                    kept.push(ConsoleEntry::divider(&lab.settings));
+                }
+                kept.extend(lab.transcript.iter().cloned());
                 *self = Lab {
                     revision: self.revision,
+                    transcript: kept,
                     ..lab
                 };
+                self.trim();
                 return Action::Loaded(errors);
             }
+            Msg::PlayFromStart => return self.play_from_start(),
             Msg::ClearConsole => self.transcript.clear(),
             Msg::View(action) => return action,
         }
@@ -246,8 +362,11 @@ impl Lab {
         self
     }
 
-    /// A new run of `settings` on the UI's network; the console keeps its transcript.
+    /// A new run of `settings` on the UI's network; the console keeps its transcript, below
+    /// a divider.
     fn restart(&mut self, settings: Settings) {
+        self.push(ConsoleEntry::divider(&settings));
+        self.loaded = None;
         self.session = fresh_session(&settings, true);
         self.settings = settings;
         self.ahead = None;
@@ -264,29 +383,95 @@ impl Lab {
         self.carry_ms += real_ms.clamp(0.0, MAX_FRAME_MS) * speed;
         let whole = self.carry_ms.floor();
         self.carry_ms -= whole;
+        let mut left = whole as Millis;
+        if self.playback.is_some() {
+            left = self.play_back(left);
+        }
+        if left >= 1 {
+            self.session.run_for(left);
+        }
         if whole >= 1.0 {
-            self.session.run_for(whole as u64);
             self.observe();
         }
     }
 
-    fn run(&mut self, line: &str) {
+    /// Text typed or pasted into the console: one or more command lines, heredocs with
+    /// their bodies (read as a script reads them, so the two agree).
+    fn run(&mut self, text: &str) {
         self.branch();
-        let line = line.trim();
-        if line.is_empty() {
-            return;
+        for line in script::parse(text) {
+            let time_ms = self.world().now();
+            let out = self.session.execute(&line.text, line.stdin.as_deref());
+            if out.aside == Some(Aside::ClearScreen) {
+                self.transcript.clear();
+                continue;
+            }
+            self.push(ConsoleEntry::new(EntryKind::Typed, time_ms, &line, &out));
         }
-        let time_ms = self.world().now();
-        let out = self.session.execute(line, None);
-        self.transcript.push(ConsoleEntry {
-            time_ms,
-            line: line.to_string(),
-            stdout: out.stdout,
-            stderr: out.stderr,
-            code: out.code,
-        });
+    }
+
+    fn push(&mut self, entry: ConsoleEntry) {
+        self.transcript.push(entry);
+        self.trim();
+    }
+
+    fn trim(&mut self) {
         let excess = self.transcript.len().saturating_sub(TRANSCRIPT_KEEP);
         self.transcript.drain(..excess);
+    }
+
+    /// The loaded run again from its start: a fresh session of its settings (a divider in
+    /// the console), its commands to run as the clock reaches them.
+    fn play_from_start(&mut self) -> Action {
+        let Some(shared) = self.loaded.clone() else {
+            return Action::Refresh;
+        };
+        self.push(ConsoleEntry::divider(&shared.settings));
+        self.session = fresh_session(&shared.settings, false);
+        self.settings = shared.settings.clone();
+        self.ahead = None;
+        self.recorder = Recorder::default();
+        self.carry_ms = 0.0;
+        self.playback = Some(Playback {
+            lines: script::parse(&shared.script).into(),
+            wait_left: 0,
+        });
+        self.observe();
+        Action::Play
+    }
+
+    /// Plays up to `budget` ms of the loaded run: its `wait`s as time, its other commands as
+    /// they come. What is left of the budget once the script is done.
+    fn play_back(&mut self, mut budget: Millis) -> Millis {
+        while let Some(playback) = &mut self.playback {
+            if playback.wait_left > 0 {
+                let ms = playback.wait_left.min(budget);
+                playback.wait_left -= ms;
+                budget -= ms;
+                self.session.run_for(ms);
+                if budget == 0 {
+                    return 0;
+                }
+                continue;
+            }
+            let Some(line) = playback.lines.pop_front() else {
+                self.playback = None;
+                break;
+            };
+            let wait = line
+                .text
+                .strip_prefix("wait ")
+                .and_then(crate::base::parse_duration);
+            match (wait, &mut self.playback) {
+                (Some(ms), Some(playback)) => playback.wait_left = ms,
+                _ => {
+                    let time_ms = self.world().now();
+                    let out = self.session.execute(&line.text, line.stdin.as_deref());
+                    self.push(ConsoleEntry::new(EntryKind::Replayed, time_ms, &line, &out));
+                }
+            }
+        }
+        budget
     }
 
     fn follow(&mut self, on: bool) -> Action {
@@ -396,10 +581,91 @@ mod tests {
             view.notice,
             Some(Notice::info(t(Lang::ZhTw, Text::LoadedLink)))
         );
-        assert!(
-            lab.transcript().is_empty(),
-            "a replay is not typed in the console"
+        let shown: Vec<(EntryKind, &str, &str)> = lab
+            .transcript()
+            .iter()
+            .map(|e| (e.kind, e.line.as_str(), e.stdout.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (EntryKind::Replayed, "wait leader", ""),
+                (EntryKind::Replayed, "etcdctl put k v", "OK\n")
+            ],
+            "the console shows what the link replayed, marked as replayed"
         );
+        assert!(lab.can_play_from_start());
+    }
+
+    #[test]
+    fn a_loaded_run_plays_again_from_its_start_as_time_passes() {
+        let script = "wait leader\nwait 1s\netcdctl put k v\nkill m1\nwait 2s\n";
+        let shared = Shared {
+            settings: Settings::default(),
+            script: script.into(),
+        };
+        let (mut lab, _) = Lab::replay(shared);
+        let replayed_end = lab.world().now();
+        let replayed_export = lab.session().export_script();
+        assert_eq!(lab.apply(Msg::PlayFromStart), Action::Play);
+        assert_eq!(lab.world().now(), 0);
+        assert_eq!(
+            lab.transcript().last().map(|e| e.kind),
+            Some(EntryKind::NewRun)
+        );
+        let mut frames = 0;
+        while lab.is_playing_back() {
+            lab.apply(Msg::Frame {
+                real_ms: 50.0,
+                speed: 1.0,
+            });
+            frames += 1;
+            assert!(frames < 1_000, "the playback ends");
+        }
+        assert!(
+            frames > 40,
+            "the waits are played out frame by frame, not at once"
+        );
+        assert!(lab.world().now() >= replayed_end);
+        // The same commands at the same moments; only the idle time after the last differs
+        // (frames run past the end).
+        let commands = |script: &str| -> Vec<String> {
+            let lines: Vec<String> = script.lines().map(str::to_string).collect();
+            let last = lines
+                .iter()
+                .rposition(|l| !l.starts_with("wait "))
+                .unwrap_or(0);
+            lines[..=last].to_vec()
+        };
+        assert_eq!(
+            commands(&lab.session().export_script()),
+            commands(&replayed_export)
+        );
+        let put = lab
+            .transcript()
+            .iter()
+            .rev()
+            .find(|e| e.line == "etcdctl put k v");
+        assert_eq!(
+            put.map(|e| (e.kind, e.stdout.as_str())),
+            Some((EntryKind::Replayed, "OK\n"))
+        );
+    }
+
+    #[test]
+    fn a_command_during_the_playback_takes_the_run_over() {
+        let shared = Shared {
+            settings: Settings::default(),
+            script: "wait leader\nwait 5s\netcdctl put k v\n".into(),
+        };
+        let (mut lab, _) = Lab::replay(shared);
+        lab.apply(Msg::PlayFromStart);
+        lab.apply(Msg::Frame {
+            real_ms: 50.0,
+            speed: 1.0,
+        });
+        lab.apply(Msg::Command("status".into()));
+        assert!(!lab.is_playing_back());
     }
 
     #[test]
@@ -461,6 +727,50 @@ mod tests {
         assert_eq!(lab.transcript()[1].stdout, "OK\n");
         lab.apply(Msg::ClearConsole);
         assert!(lab.transcript().is_empty());
+        lab.apply(Msg::Command("status".into()));
+        lab.apply(Msg::Command("clear".into()));
+        assert!(
+            lab.transcript().is_empty(),
+            "`clear` does what the button does"
+        );
+    }
+
+    #[test]
+    fn pasted_lines_and_heredocs_run_as_a_script_reads_them() {
+        let mut lab = lab();
+        lab.apply(Msg::Command("wait leader\nkube up\nwait 3s\n".into()));
+        assert_eq!(lab.transcript().len(), 3, "one entry per pasted line");
+        let apply = "kubectl apply -f - <<EOF\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\nEOF";
+        lab.apply(Msg::Command(apply.into()));
+        let last = lab.transcript().last().expect("an entry");
+        assert_eq!(last.line, "kubectl apply -f -");
+        assert!(last
+            .stdin
+            .as_deref()
+            .is_some_and(|s| s.starts_with("apiVersion: apps/v1\n")));
+        assert_eq!(
+            (last.stdout.as_str(), last.code),
+            ("deployment.apps/web created\n", 0),
+            "{}",
+            last.stderr
+        );
+    }
+
+    #[test]
+    fn a_failed_request_carries_the_hint_to_the_console() {
+        let mut lab = lab();
+        lab.apply(Msg::Command("kubectl get pods".into()));
+        assert_eq!(lab.transcript()[0].hint, Some(Hint::KubeNotUp));
+        lab.apply(Msg::Command("wait leader".into()));
+        assert_eq!(
+            lab.console_endpoint(),
+            (
+                "m1".to_string(),
+                vec!["m1".into(), "m2".into(), "m3".into()]
+            )
+        );
+        lab.apply(Msg::Command("kill m1".into()));
+        assert_eq!(lab.console_endpoint().0, "m2");
     }
 
     #[test]
@@ -488,7 +798,18 @@ mod tests {
         );
         lab.apply(Msg::Reset);
         assert_eq!(lab.settings().members, crate::etcd::MAX_MEMBERS);
-        assert_eq!(lab.transcript().len(), 1);
+        let kinds: Vec<EntryKind> = lab.transcript().iter().map(|e| e.kind).collect();
+        assert_eq!(kinds[0], EntryKind::Typed);
+        assert_eq!(
+            kinds.len(),
+            5,
+            "the old output stays, a divider per new run"
+        );
+        assert!(kinds[1..].iter().all(|k| *k == EntryKind::NewRun));
+        assert_eq!(
+            lab.transcript().last().map(|e| e.line.as_str()),
+            Some(lab.settings().flags().as_str())
+        );
     }
 
     #[test]
@@ -551,7 +872,7 @@ mod tests {
     }
 
     #[test]
-    fn loading_replaces_the_run_and_clears_the_console() {
+    fn loading_replaces_the_run_below_a_divider() {
         let mut lab = lab();
         lab.apply(Msg::Command("wait leader".into()));
         let shared = Shared {
@@ -564,7 +885,11 @@ mod tests {
         assert_eq!(lab.apply(Msg::Load(shared)), Action::Loaded(None));
         assert_eq!(lab.revision(), 2, "a new run is still a change");
         assert_eq!(lab.settings().seed, 5);
-        assert!(lab.transcript().is_empty());
+        let kinds: Vec<EntryKind> = lab.transcript().iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [EntryKind::Typed, EntryKind::NewRun, EntryKind::Replayed]
+        );
         let view = reduce(View::new(Lang::En, false), Action::Loaded(None));
         assert!(!view.playing);
     }

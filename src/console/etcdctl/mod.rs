@@ -739,6 +739,11 @@ fn version(ctx: &mut Ctx, _p: &Parsed) -> CmdResult {
     Ok(())
 }
 
+/// Every command's words (`get`, `lease grant`), for completion.
+pub fn command_paths() -> impl Iterator<Item = &'static str> {
+    COMMANDS.iter().map(|c| c.spec.path)
+}
+
 /// Spec of a command by its path (txn lines parse their ops with the get/put/del specs).
 fn spec(path: &str) -> &'static Spec {
     &COMMANDS

@@ -110,6 +110,7 @@ pub static VERBS: &[Verb] = &[
     printer("echo", "echo [WORD...]", "print the words", tools::echo),
     printer("date", "date [+FORMAT]", "the virtual clock's date", tools::date),
     printer("help", "help [COMMAND]", "this list, or one command's usage", help_verb),
+    sim("clear", "clear", "empty the page's console (a script prints nothing)", tools::clear),
 ];
 
 /// The verbs' names, in the table's order.

@@ -85,3 +85,16 @@ pub fn echo(_: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
 pub fn date(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
     Ok(Output::ok(shell::date(&call.args, s.world.now())?))
 }
+
+/// `clear`: the page empties its console; a script has no screen, so nothing happens (bash's
+/// `clear` writes terminal escapes, which would only garble a transcript). Not recorded: it
+/// changes nothing in the world.
+pub fn clear(_: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    if !call.args.is_empty() {
+        return Err(call.usage());
+    }
+    Ok(Output {
+        aside: Some(Aside::ClearScreen),
+        ..Output::default()
+    })
+}
