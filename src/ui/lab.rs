@@ -81,6 +81,71 @@ impl ConsoleEntry {
     }
 }
 
+impl ConsoleEntry {
+    /// Output laid out in columns (etcdctl's `-w table`, kubectl's and `status`'s tables):
+    /// the console scrolls it sideways rather than wrap it into a jumble.
+    pub fn is_tabular(&self) -> bool {
+        let mut lines = self.stdout.lines();
+        let header = lines.next().unwrap_or("");
+        let boxed = header.starts_with("+-");
+        let columns = header.split("  ").filter(|w| !w.trim().is_empty()).count() >= 2
+            && header.chars().any(|c| c.is_ascii_uppercase())
+            && !header.chars().any(|c| c.is_ascii_lowercase());
+        boxed || columns
+    }
+}
+
+/// The console's command line between Enters: the lines kept while a heredoc (or a line
+/// ending in `\`) waits for more, as bash's `> ` prompt does.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Continuation {
+    lines: Vec<String>,
+}
+
+impl Continuation {
+    /// One entered line; the whole text to run once it is complete. Lines of a heredoc's
+    /// body are kept as typed (YAML's indentation is its meaning); a blank command line is
+    /// nothing.
+    pub fn enter(&mut self, line: &str) -> Option<String> {
+        if self.lines.is_empty() && line.trim().is_empty() {
+            return None;
+        }
+        self.lines.push(line.to_string());
+        let text = self.lines.join("\n");
+        let open = script::awaiting_heredoc(&text).is_some() || text.ends_with('\\');
+        if open {
+            return None;
+        }
+        self.lines.clear();
+        Some(text)
+    }
+
+    /// Pasted text into a line holding `before`: every complete line is entered; what
+    /// follows the last newline stays on the command line.
+    pub fn paste(&mut self, before: &str, pasted: &str) -> (Vec<String>, String) {
+        let text = format!("{before}{pasted}").replace("\r\n", "\n");
+        let mut parts: Vec<&str> = text.split('\n').collect();
+        let rest = parts.pop().unwrap_or("").to_string();
+        let ready = parts.into_iter().filter_map(|l| self.enter(l)).collect();
+        (ready, rest)
+    }
+
+    /// The lines so far, while more are awaited.
+    pub fn lines(&self) -> &[String] {
+        &self.lines
+    }
+
+    /// The heredoc marker awaited, if any.
+    pub fn awaiting(&self) -> Option<String> {
+        script::awaiting_heredoc(&self.lines.join("\n"))
+    }
+
+    /// Ctrl-C or Escape: drop what was typed so far.
+    pub fn cancel(&mut self) {
+        self.lines.clear();
+    }
+}
+
 /// A shared run played again from its start: its script's lines still to run, and what is
 /// left of the `wait` being played out (frame by frame, so the class sees it happen).
 #[derive(Clone, Debug)]
@@ -754,6 +819,96 @@ mod tests {
             "{}",
             last.stderr
         );
+    }
+
+    #[test]
+    fn a_heredoc_waits_for_its_marker_typed_or_pasted() {
+        let mut c = Continuation::default();
+        assert_eq!(c.enter("   "), None);
+        assert!(c.lines().is_empty(), "a blank line is nothing");
+        assert_eq!(c.enter("kubectl apply -f - <<EOF"), None);
+        assert_eq!(c.awaiting().as_deref(), Some("EOF"));
+        assert_eq!(c.enter("metadata:"), None);
+        assert_eq!(c.enter(""), None);
+        assert_eq!(c.enter("  name: web"), None);
+        assert_eq!(
+            c.enter("EOF").as_deref(),
+            Some("kubectl apply -f - <<EOF\nmetadata:\n\n  name: web\nEOF")
+        );
+        assert!(c.lines().is_empty() && c.awaiting().is_none());
+        assert_eq!(c.enter("etcdctl put k \\"), None, "a backslash goes on");
+        assert_eq!(c.enter("v").as_deref(), Some("etcdctl put k \\\nv"));
+        let (ready, rest) = c.paste(
+            "status",
+            "\nkubectl apply -f - <<EOF\r\nkind: Pod\nEOF\nwait 1s\nkill",
+        );
+        assert_eq!(
+            ready,
+            [
+                "status",
+                "kubectl apply -f - <<EOF\nkind: Pod\nEOF",
+                "wait 1s"
+            ]
+        );
+        assert_eq!(rest, "kill");
+        let (ready, rest) = c.paste("", "write f <<EOF\nhalf\n");
+        assert!(ready.is_empty() && rest.is_empty());
+        assert_eq!(c.lines(), ["write f <<EOF", "half"]);
+        c.cancel();
+        assert!(c.lines().is_empty());
+    }
+
+    #[test]
+    fn tables_keep_their_columns() {
+        let entry = |stdout: &str| ConsoleEntry {
+            stdout: stdout.to_string(),
+            ..ConsoleEntry::divider(&Settings::default())
+        };
+        assert!(entry("NAME    READY   STATUS\nweb-1   1/1     Running\n").is_tabular());
+        assert!(entry("+------+\n| ID |\n").is_tabular());
+        assert!(entry("NAME  STATE  TERM\n").is_tabular());
+        assert!(!entry("OK\n").is_tabular());
+        assert!(!entry("{\"header\":{}}\n").is_tabular());
+        assert!(!entry("deployment.apps/web created\n").is_tabular());
+    }
+
+    #[test]
+    fn every_hint_is_worded_in_both_languages() {
+        use crate::console::Hint as H;
+        let hints = [
+            H::NoSuchEndpoint {
+                endpoint: "m9".into(),
+            },
+            H::NoTls {
+                endpoint: "https://m2:2379".into(),
+            },
+            H::EndpointDown {
+                member: "m1".into(),
+                up: vec!["m2".into()],
+            },
+            H::EndpointDown {
+                member: "m1".into(),
+                up: vec![],
+            },
+            H::NoQuorum {
+                reachable: 1,
+                quorum: 2,
+            },
+            H::CutOff {
+                member: "m2".into(),
+            },
+            H::Electing,
+            H::KubeNotUp,
+        ];
+        for hint in &hints {
+            let en = super::super::i18n::console_hint(Lang::En, hint);
+            let zh = super::super::i18n::console_hint(Lang::ZhTw, hint);
+            assert!(en.is_ascii() && !en.is_empty(), "{en}");
+            assert!(
+                zh.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+                "{zh}"
+            );
+        }
     }
 
     #[test]
