@@ -205,7 +205,7 @@ fn clear_reset_divider_and_wide_tables() {
         page.set_speed(10.0).await?;
         page.wait_single_leader().await?;
         page.console("status").await?;
-        page.console("clear").await?;
+        page.type_text(CONSOLE, "clear\n").await?;
         wait_for("the console to be empty", async || {
             Ok((page.count("[data-console-entry]").await? == 0).then_some(()))
         })
@@ -276,6 +276,7 @@ fn shared_link_shows_its_transcript_and_plays_again() {
             );
             assert!(copy.count(PLAY).await? > 0, "a shared run opens paused");
             copy.screenshot("console-shared-link-1280x720").await?;
+            copy.set_speed(10.0).await?;
             copy.click(r#"[data-action="play-from-start"]"#).await?;
             copy.wait_exists("[data-console-divider]").await?;
             wait_for("the put to run again in the playback", async || {

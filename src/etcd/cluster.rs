@@ -491,44 +491,54 @@ impl Sim<Member> {
     pub fn status(&self) -> StatusView {
         let members = self
             .processes()
-            .map(|(id, m)| match m.node() {
-                Some(node) => MemberStatus {
-                    name: id,
-                    state: node.role_name().as_str(),
-                    term: node.term(),
-                    vote: node.vote(),
-                    commit: node.log().committed,
-                    applied: node.log().applied,
-                    last_index: node.log().last_index(),
-                    last_term: node.log().last_term(),
-                    revision: m.store.revision(),
-                },
-                None => MemberStatus {
-                    name: id,
-                    state: "stopped",
-                    term: m.durable.hard.term,
-                    vote: m.durable.hard.vote,
-                    commit: 0,
-                    applied: 0,
-                    last_index: m
-                        .durable
-                        .entries
-                        .last()
-                        .map_or(m.durable.snapshot_index, |e| e.index),
-                    last_term: m
-                        .durable
-                        .entries
-                        .last()
-                        .map_or(m.durable.snapshot_term, |e| e.term),
-                    revision: m.store.revision(),
-                },
-            })
+            .map(|(id, m)| member_status(id, m))
             .collect();
         StatusView {
             time_ms: self.now(),
             leader: self.leader(),
             members,
         }
+    }
+
+    /// One member's line of [`Cluster::status`], without building the others.
+    pub fn member_status(&self, id: MemberId) -> Option<MemberStatus> {
+        self.process(id).map(|m| member_status(id, m))
+    }
+}
+
+/// A running member reports its node; a stopped one what its disk holds.
+fn member_status(id: MemberId, m: &Member) -> MemberStatus {
+    match m.node() {
+        Some(node) => MemberStatus {
+            name: id,
+            state: node.role_name().as_str(),
+            term: node.term(),
+            vote: node.vote(),
+            commit: node.log().committed,
+            applied: node.log().applied,
+            last_index: node.log().last_index(),
+            last_term: node.log().last_term(),
+            revision: m.store.revision(),
+        },
+        None => MemberStatus {
+            name: id,
+            state: "stopped",
+            term: m.durable.hard.term,
+            vote: m.durable.hard.vote,
+            commit: 0,
+            applied: 0,
+            last_index: m
+                .durable
+                .entries
+                .last()
+                .map_or(m.durable.snapshot_index, |e| e.index),
+            last_term: m
+                .durable
+                .entries
+                .last()
+                .map_or(m.durable.snapshot_term, |e| e.term),
+            revision: m.store.revision(),
+        },
     }
 }
 

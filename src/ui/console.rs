@@ -146,7 +146,7 @@ pub fn ConsoleInput(props: &InputProps) -> Html {
             }
             if !candidates.is_empty() {
                 <div class="hint" data-console-hint="" data-console-candidates={candidates.len().to_string()}>
-                    { for candidates.iter().map(|c| html! { <span class="candidate">{ c.clone() }</span> }) }
+                    { for candidates.iter().map(|c| html! { <span class="completion">{ c.clone() }</span> }) }
                 </div>
             }
         </div>
@@ -201,7 +201,7 @@ pub fn output(entries: &[ConsoleEntry], lang: Lang, node: NodeRef) -> Html {
 fn entry(e: &ConsoleEntry, lang: Lang) -> Html {
     if e.kind == EntryKind::NewRun {
         return html! {
-            <span class="divider" data-console-divider="">
+            <span class="console-divider" data-console-divider="">
                 { format!("── {} · {} ──\n", t(lang, Text::NewRun), e.line) }</span>
         };
     }
@@ -220,9 +220,9 @@ fn entry(e: &ConsoleEntry, lang: Lang) -> Html {
     html! {
         <span class={class} data-console-entry={if e.kind == EntryKind::Replayed { "replayed" } else { "typed" }}>
             <span class="cmd">{ format!("[{:.1}s] $ {first}\n", e.time_ms as f64 / 1000.0) }</span>
-            if let Some(h) = heredoc { <span class="heredoc">{ h }</span> }
+            if let Some(h) = heredoc { <span class="console-heredoc">{ h }</span> }
             if !e.stdout.is_empty() {
-                <span class={classes!("out", e.is_tabular().then_some("table"))}>{ e.stdout.clone() }</span>
+                <span class={classes!("out", e.is_tabular().then_some("console-table"))}>{ e.stdout.clone() }</span>
             }
             if !e.stderr.is_empty() { <span class="err">{ e.stderr.clone() }</span> }
             if e.code != 0 { <span class="code">{ format!("[exit {}]\n", e.code) }</span> }
