@@ -7,7 +7,7 @@
 mod browser_support;
 
 use browser_support::raftlab::{CONSOLE, PLAY};
-use browser_support::{story, wait_for, Harness, Page, Result};
+use browser_support::{story, wait_for, Harness, Member, Page, Result};
 use fantoccini::key::Key;
 
 const ENDPOINT: &str = "[data-console-endpoint]";
@@ -56,7 +56,7 @@ fn first_demo_kill_the_leader_then_write() {
             let page = h.open(1280, 720).await?;
             page.wait_count("[data-member]", 3).await?;
             page.set_speed(10.0).await?;
-            let old = page.wait_single_leader().await?;
+            let old: Member = page.wait_single_leader().await?;
             assert_eq!(old.name, "m1", "seed 1 elects m1 first");
             page.wait_attr(ENDPOINT, "data-console-endpoint", "m1")
                 .await?;
