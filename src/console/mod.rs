@@ -4,6 +4,7 @@
 //! (the real tools `etcdctl`, `etcdutl`, `kubectl`, and the simulator's own verbs). Every
 //! command answers with stdout, stderr and an exit code, as a real process would.
 
+pub mod complete;
 pub mod error;
 pub mod etcdctl;
 pub mod goal;
@@ -30,22 +31,54 @@ pub struct Output {
     pub stdout: String,
     pub stderr: String,
     pub code: i32,
+    /// What the page shows beside the output. Never part of stdout or stderr: those stay
+    /// the real tool's, byte for byte, and `raftlab run` prints only them.
+    pub aside: Option<Aside>,
+}
+
+/// The page's own word after a command, apart from what the command printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Aside {
+    /// Why the request failed, where the error cannot say (a "Raft Lab:" line).
+    Hint(Hint),
+    /// `clear`: the page empties its console.
+    ClearScreen,
+}
+
+/// What a student cannot see from a failed request's error alone. Language-free: the page
+/// words it (`ui::i18n::console_hint`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Hint {
+    /// No member listens at the endpoint (a typo, a port no member has).
+    NoSuchEndpoint { endpoint: String },
+    /// `https://`: the members serve plain http, so the TLS handshake never succeeds.
+    NoTls { endpoint: String },
+    /// The endpoint's member is stopped or paused; `up` are the members that accept
+    /// connections.
+    EndpointDown { member: String, up: Vec<String> },
+    /// Too few voters reach each other for anything to commit, whichever member answers.
+    NoQuorum { reachable: usize, quorum: usize },
+    /// The member runs, but is cut off from the majority that can commit.
+    CutOff { member: String },
+    /// A quorum can form but has no leader yet: an election is under way.
+    Electing,
+    /// kubectl before `kube up`: no API server listens yet.
+    KubeNotUp,
 }
 
 impl Output {
     fn ok(stdout: String) -> Output {
         Output {
             stdout,
-            stderr: String::new(),
-            code: 0,
+            ..Output::default()
         }
     }
 
     fn error(message: impl std::fmt::Display) -> Output {
         Output {
-            stdout: String::new(),
             stderr: format!("Error: {message}\n"),
             code: 1,
+            ..Output::default()
         }
     }
 }

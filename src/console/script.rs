@@ -54,6 +54,20 @@ pub fn parse(text: &str) -> Vec<ScriptLine> {
     out
 }
 
+/// The marker a console still waits for: `text` (the lines typed so far) opens a heredoc on
+/// its last command line and no line closes it yet. The page then asks for more lines (`> `).
+pub fn awaiting_heredoc(text: &str) -> Option<String> {
+    let mut awaiting: Option<&str> = None;
+    for line in text.lines() {
+        match awaiting {
+            Some(word) if line == word => awaiting = None,
+            Some(_) => {}
+            None => awaiting = heredoc_marker(line.trim()).map(|(_, word)| word),
+        }
+    }
+    awaiting.map(str::to_string)
+}
+
 /// `cmd args <<EOF` → (`cmd args`, `EOF`).
 fn heredoc_marker(line: &str) -> Option<(&str, &str)> {
     let pos = line.rfind("<<")?;
@@ -77,8 +91,20 @@ pub struct RunOutput {
 /// followed by `[exit N]` when N ≠ 0, all on stdout; otherwise stdout and stderr stay apart.
 /// A failing line does not stop the run; errors of the script itself name their line.
 pub fn run_script(session: &mut Session, text: &str, echo: bool) -> RunOutput {
+    run_script_with(session, text, echo, &mut |_, _, _| {})
+}
+
+/// [`run_script`], handing `each` every command, the virtual time it started at and what it
+/// printed (the page's console shows a replayed run that way).
+pub fn run_script_with(
+    session: &mut Session,
+    text: &str,
+    echo: bool,
+    each: &mut dyn FnMut(&ScriptLine, crate::base::Millis, &super::Output),
+) -> RunOutput {
     let mut run = RunOutput::default();
     for line in parse(text) {
+        let started = session.world.now();
         let mut out = session.execute(&line.text, line.stdin.as_deref());
         if out.code != 0 {
             run.code = 1;
@@ -86,6 +112,7 @@ pub fn run_script(session: &mut Session, text: &str, echo: bool) -> RunOutput {
                 out.stderr = format!("Error: line {}: {}", line.line_no, &out.stderr[7..]);
             }
         }
+        each(&line, started, &out);
         if echo {
             let first = line.text.clone() + line.stdin.as_ref().map_or("", |_| " <<EOF");
             let _ = writeln!(run.stdout, "$ {first}");
@@ -134,6 +161,25 @@ mod tests {
         assert_eq!(lines[1].text, "etcdctl txn");
         assert_eq!(lines[1].stdin.as_deref(), Some("put a 1\n\n"));
         assert_eq!(lines[2].line_no, 8);
+    }
+
+    #[test]
+    fn a_console_waits_for_the_heredoc_marker() {
+        assert_eq!(awaiting_heredoc("status"), None);
+        assert_eq!(
+            awaiting_heredoc("kubectl apply -f - <<EOF").as_deref(),
+            Some("EOF")
+        );
+        assert_eq!(
+            awaiting_heredoc("kubectl apply -f - <<'END'\nkind: Pod\n  EOF").as_deref(),
+            Some("END"),
+            "only a line that is exactly the marker closes it"
+        );
+        assert_eq!(awaiting_heredoc("etcdctl txn <<EOF\nput a 1\n\nEOF"), None);
+        assert_eq!(
+            awaiting_heredoc("write a <<EOF\nx\nEOF\nwrite b <<X").as_deref(),
+            Some("X")
+        );
     }
 
     #[test]

@@ -154,10 +154,33 @@ impl Cluster {
             .find(|m| self.etcd_id_of(*m) == etcd_member)
     }
 
+    /// Every member's client endpoint, in member order: the list a client of the whole
+    /// cluster is given (kube-apiserver's `--etcd-servers`, the console's etcdctl without
+    /// `--endpoints`).
+    pub fn client_endpoints(&self) -> Vec<MemberId> {
+        self.member_ids()
+    }
+
+    /// Whether a new connection to the member succeeds: a stopped member's port is closed and
+    /// a paused one never finishes the HTTP/2 handshake, so clientv3's balancer (which picks
+    /// only READY SubConns) passes over both.
+    pub fn accepts_connections(&self, ep: MemberId) -> bool {
+        self.is_running(ep) && !self.is_paused(ep)
+    }
+
+    /// The first of `endpoints` a new client reaches (none when every one is down). A request
+    /// then goes there even if that member is cut off from the others: the connection is
+    /// fine, only the answer never comes, and clientv3 retries no deadline.
+    pub fn first_reachable(&self, endpoints: &[MemberId]) -> Option<MemberId> {
+        endpoints
+            .iter()
+            .copied()
+            .find(|m| self.accepts_connections(*m))
+    }
+
     /// Resolves an endpoint, failing as a dead address does (after the timeout).
     fn reachable(&mut self, ep: MemberId, timeout_ms: Millis) -> Result<(), ClientError> {
-        let up = self.is_running(ep) && !self.is_paused(ep);
-        if !up {
+        if !self.accepts_connections(ep) {
             self.run_for(timeout_ms);
             return Err(ClientError::DeadlineExceeded);
         }

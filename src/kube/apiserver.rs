@@ -184,7 +184,11 @@ fn etcd_error(e: ClientError) -> ApiError {
 
 impl ApiServer {
     pub fn new(world: &Cluster, rng: Rng) -> ApiServer {
-        let endpoint = world.member_ids().first().copied().unwrap_or(MemberId(1));
+        let endpoint = world
+            .client_endpoints()
+            .first()
+            .copied()
+            .unwrap_or(MemberId(1));
         ApiServer {
             endpoint,
             cache: imbl::OrdMap::new(),
@@ -209,11 +213,7 @@ impl ApiServer {
     /// running member (`--etcd-servers` lists them all).
     fn endpoint(&mut self, world: &Cluster) -> MemberId {
         if !world.is_running(self.endpoint) {
-            if let Some(m) = world
-                .member_ids()
-                .into_iter()
-                .find(|m| world.is_running(*m))
-            {
+            if let Some(m) = world.first_reachable(&world.client_endpoints()) {
                 self.endpoint = m;
             }
         }

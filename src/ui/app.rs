@@ -304,8 +304,10 @@ fn console_panel(lab: &Lab, view: &View, node: NodeRef, d: &Dispatch) -> Html {
                 <button class="small" data-action="clear-console" onclick={clear}>
                     { t(lang, Text::Clear) }</button>
             </div>
-            { console::output(lab.transcript(), node) }
+            { console::replay_bar(lab, lang, d) }
+            { console::output(lab.transcript(), lang, node) }
             <console::ConsoleInput lang={lang} members={member_names} on_command={send_line(d)} />
+            { console::endpoint(lab, lang) }
         </section>
     }
 }

@@ -1,66 +1,15 @@
 //! The console: the same command lines the CLI runs (`etcdctl ...` and the simulator's verbs),
-//! with a history (↑/↓) and Tab completion of verbs and member names.
+//! with a history (↑/↓), Tab completion (`console::complete`), heredocs and pasted scripts
+//! (`lab::Continuation`: a `> ` prompt until the marker), where etcdctl connects, and the
+//! transcript with replayed lines dimmed, a divider per new run and the page's hints.
 
-use super::i18n::{t, Lang, Text};
-use super::lab::ConsoleEntry;
+use super::i18n::{console_hint, t, Lang, Text};
+use super::lab::{ConsoleEntry, Continuation, EntryKind, Lab, Msg};
+use super::page::Dispatch;
+use crate::console::complete::complete;
+use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
-
-const ETCDCTL: &[&str] = &[
-    "compaction",
-    "del",
-    "endpoint",
-    "get",
-    "lease",
-    "member",
-    "put",
-    "txn",
-    "watch",
-];
-
-/// Completes the last word of `line`: the new line, and the candidates when more than one
-/// fits (for a hint).
-pub fn complete(line: &str, members: &[String]) -> (String, Vec<String>) {
-    let cut = line
-        .rfind(|c: char| c.is_whitespace() || c == ',' || c == '|')
-        .map_or(0, |i| i + 1);
-    let (head, word) = line.split_at(cut);
-    let before: Vec<&str> = head.split_whitespace().collect();
-    let pool: Vec<String> = match before.as_slice() {
-        [] => {
-            let mut verbs: Vec<String> =
-                crate::console::verbs::names().map(str::to_string).collect();
-            verbs.sort();
-            verbs
-        }
-        ["etcdctl"] => ETCDCTL.iter().map(|s| s.to_string()).collect(),
-        ["wait"] => vec!["leader".into(), "1s".into()],
-        ["status"] => vec!["-w".into()],
-        ["status", "-w"] => vec!["json".into()],
-        _ => members
-            .iter()
-            .cloned()
-            .chain(std::iter::once("leader".to_string()))
-            .collect(),
-    };
-    let fits: Vec<String> = pool.into_iter().filter(|c| c.starts_with(word)).collect();
-    match fits.as_slice() {
-        [] => (line.to_string(), Vec::new()),
-        [only] => (format!("{head}{only} "), Vec::new()),
-        many => {
-            let mut common = many[0].clone();
-            for c in &many[1..] {
-                let same = common
-                    .chars()
-                    .zip(c.chars())
-                    .take_while(|(a, b)| a == b)
-                    .count();
-                common = common.chars().take(same).collect();
-            }
-            (format!("{head}{common}"), many.to_vec())
-        }
-    }
-}
 
 #[derive(Properties, PartialEq)]
 pub struct InputProps {
@@ -69,96 +18,218 @@ pub struct InputProps {
     pub on_command: Callback<String>,
 }
 
-/// The command line itself (its text, history and hint are its own state).
+/// What the command line keeps between keys (its text lives in the input element).
+#[derive(Default)]
+struct LineState {
+    history: Vec<String>,
+    /// Position while browsing the history with ↑/↓ (== len: the line being written).
+    cursor: usize,
+    continuation: Continuation,
+}
+
+impl LineState {
+    /// Runs each complete text, remembering it for ↑ (a heredoc by its first line).
+    fn submit(&mut self, texts: Vec<String>, on_command: &Callback<String>) {
+        for text in texts {
+            let first = text.lines().next().unwrap_or("").trim().to_string();
+            if self.history.last() != Some(&first) {
+                self.history.push(first);
+            }
+            on_command.emit(text);
+        }
+        self.cursor = self.history.len();
+    }
+}
+
+/// The command line itself (its text, history, continuation and candidates are its own).
 #[component]
 pub fn ConsoleInput(props: &InputProps) -> Html {
-    let text = use_state(String::new);
-    let hint = use_state(Vec::<String>::new);
-    let history = use_mut_ref(Vec::<String>::new);
-    // Position while browsing the history with ↑/↓ (== len: the line being written).
-    let cursor = use_mut_ref(|| 0usize);
-
-    let oninput = {
-        let text = text.clone();
-        Callback::from(move |e: InputEvent| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            text.set(input.value());
-        })
-    };
+    let candidates = use_state(Vec::<String>::new);
+    let state = use_mut_ref(LineState::default);
+    // Re-rendered when the continuation changes (it lives in the RefCell above).
+    let pending = use_state(Vec::<String>::new);
     let onkeydown = {
-        let (text, hint, history, cursor) =
-            (text.clone(), hint.clone(), history.clone(), cursor.clone());
+        let (candidates, state, pending) = (candidates.clone(), state.clone(), pending.clone());
         let members = props.members.clone();
         let on_command = props.on_command.clone();
         Callback::from(move |e: KeyboardEvent| {
             let input: HtmlInputElement = e.target_unchecked_into();
             let value = input.value();
+            let mut st = state.borrow_mut();
             match e.key().as_str() {
                 "Enter" => {
                     e.prevent_default();
-                    let line = value.trim().to_string();
-                    if !line.is_empty() {
-                        let mut h = history.borrow_mut();
-                        if h.last() != Some(&line) {
-                            h.push(line.clone());
-                        }
-                        *cursor.borrow_mut() = h.len();
-                        on_command.emit(line);
-                    }
+                    let ready = st.continuation.enter(&value);
+                    st.submit(ready.into_iter().collect(), &on_command);
+                    pending.set(st.continuation.lines().to_vec());
                     input.set_value("");
-                    text.set(String::new());
-                    hint.set(Vec::new());
+                    candidates.set(Vec::new());
                 }
-                "Tab" if !value.is_empty() => {
+                "Tab" if !value.is_empty() && st.continuation.lines().is_empty() => {
                     e.prevent_default();
-                    let (line, candidates) = complete(&value, &members);
-                    input.set_value(&line);
-                    text.set(line);
-                    hint.set(candidates);
+                    let done = complete(&value, &members);
+                    input.set_value(&done.line);
+                    candidates.set(done.candidates);
                 }
-                "ArrowUp" | "ArrowDown" => {
+                "ArrowUp" | "ArrowDown" if st.continuation.lines().is_empty() => {
                     e.prevent_default();
-                    let h = history.borrow();
-                    let mut c = cursor.borrow_mut();
-                    *c = if e.key() == "ArrowUp" {
-                        c.saturating_sub(1)
+                    let up = e.key() == "ArrowUp";
+                    st.cursor = if up {
+                        st.cursor.saturating_sub(1)
                     } else {
-                        (*c + 1).min(h.len())
+                        (st.cursor + 1).min(st.history.len())
                     };
-                    let line = h.get(*c).cloned().unwrap_or_default();
+                    let line = st.history.get(st.cursor).cloned().unwrap_or_default();
                     input.set_value(&line);
-                    text.set(line);
                 }
-                "Escape" => hint.set(Vec::new()),
+                "Escape" => {
+                    st.continuation.cancel();
+                    pending.set(Vec::new());
+                    candidates.set(Vec::new());
+                }
+                "c" if e.ctrl_key() && !st.continuation.lines().is_empty() => {
+                    e.prevent_default();
+                    st.continuation.cancel();
+                    pending.set(Vec::new());
+                    input.set_value("");
+                }
                 _ => {}
             }
         })
     };
+    let onpaste = {
+        let (state, pending) = (state.clone(), pending.clone());
+        let on_command = props.on_command.clone();
+        Callback::from(move |e: Event| {
+            let Some(text) = e
+                .dyn_ref::<web_sys::ClipboardEvent>()
+                .and_then(|c| c.clipboard_data())
+                .and_then(|d| d.get_data("text").ok())
+            else {
+                return;
+            };
+            if !text.contains('\n') {
+                return; // one line: the input takes it as it is
+            }
+            e.prevent_default();
+            let input: HtmlInputElement = e.target_unchecked_into();
+            let mut st = state.borrow_mut();
+            let (ready, rest) = st.continuation.paste(&input.value(), &text);
+            st.submit(ready, &on_command);
+            pending.set(st.continuation.lines().to_vec());
+            input.set_value(&rest);
+        })
+    };
+    let awaiting = state.borrow().continuation.awaiting();
+    let prompt = if pending.is_empty() { "$" } else { ">" };
     html! {
         <div class="console-input">
-            <span class="prompt" aria-hidden="true">{ "$" }</span>
-            <input type="text" data-console="etcdctl" id="console-input"
-                aria-label={t(props.lang, Text::Console)}
-                placeholder={t(props.lang, Text::ConsolePlaceholder)}
-                autocomplete="off" spellcheck="false" autocapitalize="off"
-                value={(*text).clone()} {oninput} {onkeydown} />
-            if !hint.is_empty() {
-                <div class="hint" data-console-hint="">{ hint.join("  ") }</div>
+            if !pending.is_empty() {
+                <pre class="console-pending" data-console-pending="">
+                    { for pending.iter().enumerate().map(|(i, l)| {
+                        format!("{} {l}\n", if i == 0 { "$" } else { ">" })
+                    }) }
+                </pre>
+            }
+            <div class="console-line">
+                <span class="prompt" aria-hidden="true" data-console-prompt={prompt}>{ prompt }</span>
+                <input type="text" data-console="etcdctl" id="console-input"
+                    aria-label={t(props.lang, Text::Console)}
+                    placeholder={t(props.lang, Text::ConsolePlaceholder)}
+                    autocomplete="off" spellcheck="false" autocapitalize="off"
+                    {onkeydown} {onpaste} />
+            </div>
+            if let Some(marker) = awaiting {
+                <div class="muted console-awaiting" data-console-awaiting={marker.clone()}>
+                    { format!("{} {marker} · {}", t(props.lang, Text::HeredocWaiting), t(props.lang, Text::HeredocCancel)) }
+                </div>
+            }
+            if !candidates.is_empty() {
+                <div class="hint" data-console-hint="" data-console-candidates={candidates.len().to_string()}>
+                    { for candidates.iter().map(|c| html! { <span class="completion">{ c.clone() }</span> }) }
+                </div>
             }
         </div>
     }
 }
 
-/// The transcript: each command as `$ line`, then what it printed.
-pub fn output(entries: &[ConsoleEntry], node: NodeRef) -> Html {
+/// Where etcdctl without `--endpoints` connects now, and the list it picks from.
+pub fn endpoint(lab: &Lab, lang: Lang) -> Html {
+    let (now, all) = lab.console_endpoint();
+    html! {
+        <div class="console-endpoint muted" data-console-endpoint={now.clone()}>
+            { t(lang, Text::ConsoleEndpoint) }{ " " }<code>{ now }</code>
+            { format!(" · {} {}", t(lang, Text::ConsoleEndpointOf), all.join(", ")) }
+        </div>
+    }
+}
+
+/// Above the transcript of a loaded run: what the dimmed lines are, and the button that plays
+/// the run again from its start.
+pub fn replay_bar(lab: &Lab, lang: Lang, d: &Dispatch) -> Html {
+    if !lab.can_play_from_start() {
+        return html! {};
+    }
+    let play = {
+        let d = d.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(Msg::PlayFromStart))
+    };
+    let note = if lab.is_playing_back() {
+        Text::PlayingBack
+    } else {
+        Text::ConsoleReplayed
+    };
+    html! {
+        <div class="console-replay" data-console-replay="">
+            <span class="muted">{ t(lang, note) }</span>
+            <button class="small" data-action="play-from-start" onclick={play}>
+                { t(lang, Text::PlayFromStart) }</button>
+        </div>
+    }
+}
+
+/// The transcript: each command as `$ line` (its heredoc after it), then what it printed,
+/// then the page's hint, if any.
+pub fn output(entries: &[ConsoleEntry], lang: Lang, node: NodeRef) -> Html {
     html! {
         <pre class="console-output" data-console-output="" ref={node} aria-live="polite">
-            { for entries.iter().map(|e| html! { <>
-                <span class="cmd">{ format!("[{:.1}s] $ {}\n", e.time_ms as f64 / 1000.0, e.line) }</span>
-                if !e.stdout.is_empty() { <span class="out">{ e.stdout.clone() }</span> }
-                if !e.stderr.is_empty() { <span class="err">{ e.stderr.clone() }</span> }
-                if e.code != 0 { <span class="code">{ format!("[exit {}]\n", e.code) }</span> }
-            </> }) }
+            { for entries.iter().map(|e| entry(e, lang)) }
         </pre>
+    }
+}
+
+fn entry(e: &ConsoleEntry, lang: Lang) -> Html {
+    if e.kind == EntryKind::NewRun {
+        return html! {
+            <span class="console-divider" data-console-divider="">
+                { format!("── {} · {} ──\n", t(lang, Text::NewRun), e.line) }</span>
+        };
+    }
+    let class = classes!(
+        "entry",
+        (e.kind == EntryKind::Replayed).then_some("replayed")
+    );
+    let heredoc = e.stdin.as_ref().map(|body| {
+        let lines: String = body.lines().map(|l| format!("> {l}\n")).collect();
+        format!("{lines}> EOF\n")
+    });
+    let first = match &e.stdin {
+        Some(_) => format!("{} <<EOF", e.line),
+        None => e.line.clone(),
+    };
+    html! {
+        <span class={class} data-console-entry={if e.kind == EntryKind::Replayed { "replayed" } else { "typed" }}>
+            <span class="cmd">{ format!("[{:.1}s] $ {first}\n", e.time_ms as f64 / 1000.0) }</span>
+            if let Some(h) = heredoc { <span class="console-heredoc">{ h }</span> }
+            if !e.stdout.is_empty() {
+                <span class={classes!("out", e.is_tabular().then_some("console-table"))}>{ e.stdout.clone() }</span>
+            }
+            if !e.stderr.is_empty() { <span class="err">{ e.stderr.clone() }</span> }
+            if e.code != 0 { <span class="code">{ format!("[exit {}]\n", e.code) }</span> }
+            if let Some(hint) = &e.hint {
+                <span class="raftlab-hint" data-console-raftlab-hint="">
+                    { format!("{} {}\n", t(lang, Text::HintPrefix), console_hint(lang, hint)) }</span>
+            }
+        </span>
     }
 }

@@ -259,6 +259,40 @@ texts! {
     RevealHeld => ("this happened", "實際發生"),
     RevealRight => ("You predicted it.", "你預測對了。"),
     RevealWrong => ("Not what happened.", "實際情況不是這樣。"),
+    // console17 (issue 17 points 1, 10, 15): where etcdctl connects, replays, dividers, hints.
+    ConsoleEndpoint => ("etcdctl (no --endpoints) connects to", "etcdctl（未指定 --endpoints）連線到"),
+    ConsoleEndpointOf => ("the first member up of", "叢集中第一個可連線的成員，依序為"),
+    ConsoleReplayed => ("Dimmed lines were replayed from a link or an import, not typed here.", "淡色的指令是從連結或匯入的腳本重播的，不是在這裡輸入的。"),
+    PlayFromStart => ("⏮ Rewind to start and play", "⏮ 倒回開頭並播放"),
+    PlayingBack => ("Playing the loaded run again: its commands run at their moments.", "正在重新播放載入的執行：每個指令會在原本的時間點執行。"),
+    NewRun => ("new run", "新的執行"),
+    HintPrefix => ("Raft Lab:", "Raft Lab："),
+    HeredocWaiting => ("heredoc: finish with a line", "heredoc：以單獨一行結束"),
+    HeredocCancel => ("Esc cancels", "Esc 取消"),
+}
+
+/// console17: the "Raft Lab:" line after a request that failed for a reason its error does
+/// not show.
+pub fn console_hint(lang: Lang, hint: &crate::console::Hint) -> String {
+    use crate::console::Hint as H;
+    match (lang, hint) {
+        (Lang::En, H::NoSuchEndpoint { endpoint }) => format!("no member listens at {endpoint}: use a member's name (m2), m2:2379, or a client URL from `etcdctl member list`."),
+        (Lang::ZhTw, H::NoSuchEndpoint { endpoint }) => format!("{endpoint} 沒有任何成員在監聽：請用成員名稱（m2）、m2:2379，或 `etcdctl member list` 列出的客戶端 URL。"),
+        (Lang::En, H::NoTls { endpoint }) => format!("{endpoint} asks for TLS, but the members serve plain http: use http:// (the handshake never succeeds, so the client waits out its timeout)."),
+        (Lang::ZhTw, H::NoTls { endpoint }) => format!("{endpoint} 要求 TLS，但成員只提供一般的 http：請改用 http://（握手永遠不會成功，客戶端只能等到逾時）。"),
+        (Lang::En, H::EndpointDown { member, up }) if up.is_empty() => format!("{member} is down, and so is every other member: restart one."),
+        (Lang::ZhTw, H::EndpointDown { member, up }) if up.is_empty() => format!("{member} 已停止，其他成員也都停止了：請重新啟動其中一個。"),
+        (Lang::En, H::EndpointDown { member, up }) => format!("{member} is down, so nothing answers there. Without --endpoints the console uses the first member up ({}).", up.join(", ")),
+        (Lang::ZhTw, H::EndpointDown { member, up }) => format!("{member} 已停止，那裡沒有人回應。不指定 --endpoints 時，主控台會使用第一個可連線的成員（{}）。", up.join("、")),
+        (Lang::En, H::NoQuorum { reachable, quorum }) => format!("no quorum: only {reachable} voter(s) can reach each other and {quorum} are needed, so nothing commits, whichever member you ask."),
+        (Lang::ZhTw, H::NoQuorum { reachable, quorum }) => format!("沒有法定人數：只有 {reachable} 個投票成員能互相連線，需要 {quorum} 個，所以無論問哪個成員，都無法提交。"),
+        (Lang::En, H::CutOff { member }) => format!("{member} runs, but the network cuts it off from the majority: it accepts the request and can never commit it. Ask a member on the majority side, or heal."),
+        (Lang::ZhTw, H::CutOff { member }) => format!("{member} 仍在執行，但網路把它與多數成員隔開：它收下請求，卻永遠無法提交。請改問多數那一側的成員，或恢復網路（heal）。"),
+        (Lang::En, H::Electing) => "no leader right now: an election is under way; try again in a moment.".to_string(),
+        (Lang::ZhTw, H::Electing) => "目前沒有領導者：正在選舉中，稍後再試一次。".to_string(),
+        (Lang::En, H::KubeNotUp) => "no Kubernetes API server runs yet: start the control plane with `kube up`.".to_string(),
+        (Lang::ZhTw, H::KubeNotUp) => "Kubernetes API server 尚未啟動：請先執行 `kube up` 啟動控制平面。".to_string(),
+    }
 }
 
 pub fn t(lang: Lang, key: Text) -> &'static str {

@@ -11,7 +11,8 @@ use super::share::{self, Shared};
 use super::view::{Action, Notice, Scrubbed, View};
 use crate::base::Millis;
 use crate::check::Violation;
-use crate::console::{run_script, Session};
+use crate::console::script::{self, ScriptLine};
+use crate::console::{Aside, Hint, Output, Session};
 use crate::etcd::Cluster as World;
 use crate::etcd::{ClusterConfig as Settings, Switch};
 
@@ -27,11 +28,131 @@ const FOLLOW_FIRST_COMMAND: &str = "kubectl create deployment web --image=nginx:
 /// One command and what it printed, as the console shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConsoleEntry {
+    pub kind: EntryKind,
     pub time_ms: Millis,
+    /// The command; for [`EntryKind::NewRun`], the new run's flags.
     pub line: String,
+    /// Its heredoc, as typed after the line.
+    pub stdin: Option<String>,
     pub stdout: String,
     pub stderr: String,
     pub code: i32,
+    /// The page's "Raft Lab:" word on why it failed (`Output::aside`).
+    pub hint: Option<Hint>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    /// Typed, or sent by a button.
+    Typed,
+    /// Run by a shared link or an imported script (shown dimmed: nobody typed it here).
+    Replayed,
+    /// A divider: a new run started here (Reset, a changed setting, a load).
+    NewRun,
+}
+
+impl ConsoleEntry {
+    fn new(kind: EntryKind, time_ms: Millis, line: &ScriptLine, out: &Output) -> ConsoleEntry {
+        ConsoleEntry {
+            kind,
+            time_ms,
+            line: line.text.clone(),
+            stdin: line.stdin.clone(),
+            stdout: out.stdout.clone(),
+            stderr: out.stderr.clone(),
+            code: out.code,
+            hint: match &out.aside {
+                Some(Aside::Hint(h)) => Some(h.clone()),
+                _ => None,
+            },
+        }
+    }
+
+    fn divider(settings: &Settings) -> ConsoleEntry {
+        ConsoleEntry {
+            kind: EntryKind::NewRun,
+            time_ms: 0,
+            line: settings.flags(),
+            stdin: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            code: 0,
+            hint: None,
+        }
+    }
+}
+
+impl ConsoleEntry {
+    /// Output laid out in columns (etcdctl's `-w table`, kubectl's and `status`'s tables):
+    /// the console scrolls it sideways rather than wrap it into a jumble.
+    pub fn is_tabular(&self) -> bool {
+        let mut lines = self.stdout.lines();
+        let header = lines.next().unwrap_or("");
+        let boxed = header.starts_with("+-");
+        let columns = header.split("  ").filter(|w| !w.trim().is_empty()).count() >= 2
+            && header.chars().any(|c| c.is_ascii_uppercase())
+            && !header.chars().any(|c| c.is_ascii_lowercase());
+        boxed || columns
+    }
+}
+
+/// The console's command line between Enters: the lines kept while a heredoc (or a line
+/// ending in `\`) waits for more, as bash's `> ` prompt does.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Continuation {
+    lines: Vec<String>,
+}
+
+impl Continuation {
+    /// One entered line; the whole text to run once it is complete. Lines of a heredoc's
+    /// body are kept as typed (YAML's indentation is its meaning); a blank command line is
+    /// nothing.
+    pub fn enter(&mut self, line: &str) -> Option<String> {
+        if self.lines.is_empty() && line.trim().is_empty() {
+            return None;
+        }
+        self.lines.push(line.to_string());
+        let text = self.lines.join("\n");
+        let open = script::awaiting_heredoc(&text).is_some() || text.ends_with('\\');
+        if open {
+            return None;
+        }
+        self.lines.clear();
+        Some(text)
+    }
+
+    /// Pasted text into a line holding `before`: every complete line is entered; what
+    /// follows the last newline stays on the command line.
+    pub fn paste(&mut self, before: &str, pasted: &str) -> (Vec<String>, String) {
+        let text = format!("{before}{pasted}").replace("\r\n", "\n");
+        let mut parts: Vec<&str> = text.split('\n').collect();
+        let rest = parts.pop().unwrap_or("").to_string();
+        let ready = parts.into_iter().filter_map(|l| self.enter(l)).collect();
+        (ready, rest)
+    }
+
+    /// The lines so far, while more are awaited.
+    pub fn lines(&self) -> &[String] {
+        &self.lines
+    }
+
+    /// The heredoc marker awaited, if any.
+    pub fn awaiting(&self) -> Option<String> {
+        script::awaiting_heredoc(&self.lines.join("\n"))
+    }
+
+    /// Ctrl-C or Escape: drop what was typed so far.
+    pub fn cancel(&mut self) {
+        self.lines.clear();
+    }
+}
+
+/// A shared run played again from its start: its script's lines still to run, and what is
+/// left of the `wait` being played out (frame by frame, so the class sees it happen).
+#[derive(Clone, Debug)]
+struct Playback {
+    lines: std::collections::VecDeque<ScriptLine>,
+    wait_left: Millis,
 }
 
 /// What the user (or the animation clock) asks of the page.
@@ -59,6 +180,8 @@ pub enum Msg {
     Scrub(Millis),
     /// Start over with these settings and replay this script (a shared URL or an import).
     Load(Shared),
+    /// Go back to the start of the loaded run and play it again, its commands at their times.
+    PlayFromStart,
     ClearConsole,
     /// The lessons: open a step, Next, Back, Show me, an answer...
     Lesson(LessonMsg),
@@ -92,6 +215,9 @@ pub struct Lab {
     ahead: Option<Session>,
     recorder: Recorder,
     transcript: Vec<ConsoleEntry>,
+    /// The run a link or an import loaded, to play again from its start.
+    loaded: Option<Shared>,
+    playback: Option<Playback>,
     /// Virtual milliseconds owed but not yet run (fractions carry over between frames).
     carry_ms: f64,
     /// Messages applied so far: a view of the run compares it to tell that the run changed.
@@ -130,6 +256,8 @@ impl Lab {
             ahead: None,
             recorder: Recorder::default(),
             transcript: Vec::new(),
+            loaded: None,
+            playback: None,
             carry_ms: 0.0,
             revision: 0,
             lessons: Course::default(),
@@ -138,19 +266,32 @@ impl Lab {
     }
 
     /// A fresh run of `shared.settings` replaying `shared.script` (which carries its own
-    /// network), and the first errors it printed when it failed.
+    /// network), and the first errors it printed when it failed. The console shows the
+    /// replayed commands and what they printed.
     pub fn replay(shared: Shared) -> (Lab, Option<String>) {
         let mut lab = Lab {
             session: fresh_session(&shared.settings, false),
-            settings: shared.settings,
+            settings: shared.settings.clone(),
             ahead: None,
             recorder: Recorder::default(),
             transcript: Vec::new(),
+            loaded: None,
+            playback: None,
             carry_ms: 0.0,
             revision: 0,
             lessons: Course::default(),
         };
-        let run = run_script(&mut lab.session, &shared.script, true);
+        let mut entries = Vec::new();
+        let run = script::run_script_with(
+            &mut lab.session,
+            &shared.script,
+            true,
+            &mut |line, time_ms, out| {
+                entries.push(ConsoleEntry::new(EntryKind::Replayed, time_ms, line, out));
+            },
+        );
+        lab.loaded = Some(shared);
+        entries.into_iter().for_each(|e| lab.push(e));
         let errors = (run.code != 0).then(|| {
             let first: Vec<&str> = run
                 .stdout
@@ -201,6 +342,31 @@ impl Lab {
         run + &share::encode_lessons(&self.lessons.mark())
     }
 
+    /// A link or an import loaded this run: it can be played again from its start.
+    pub fn can_play_from_start(&self) -> bool {
+        self.loaded.is_some()
+    }
+
+    /// Playing a loaded run again: its commands still run as time passes.
+    pub fn is_playing_back(&self) -> bool {
+        self.playback.is_some()
+    }
+
+    /// Where the console's etcdctl connects now without `--endpoints`, and the whole list
+    /// it picks from.
+    pub fn console_endpoint(&self) -> (String, Vec<String>) {
+        let world = self.world();
+        let all = world
+            .client_endpoints()
+            .iter()
+            .map(|m| m.to_string())
+            .collect();
+        (
+            crate::console::etcdctl::endpoint::default_endpoint(world),
+            all,
+        )
+    }
+
     /// A scrub back in time left the rest of the old run ahead of the slider.
     pub fn is_behind(&self) -> bool {
         self.ahead.is_some()
@@ -222,6 +388,13 @@ impl Lab {
     /// Does what `msg` asks of the run; the returned action tells the view what happened.
     pub fn apply(&mut self, msg: Msg) -> Action {
         self.revision += 1;
+        if !matches!(
+            msg,
+            Msg::Frame { .. } | Msg::View(_) | Msg::Play | Msg::TogglePlay
+        ) {
+            // Anything the user does to the run takes it over from the playback.
+            self.playback = None;
+        }
         if self.lessons.waits_for_answer() && waits_with_the_world(&msg) {
             return Action::Pause;
         }
@@ -265,13 +438,21 @@ impl Lab {
             Msg::Load(shared) => {
                 let (lab, errors) = Lab::replay(shared);
                 let _ = self.lessons.apply(LessonMsg::Close);
+                let mut kept = std::mem::take(&mut self.transcript);
+                if !kept.is_empty() {
+                    kept.push(ConsoleEntry::divider(&lab.settings));
+                }
+                kept.extend(lab.transcript.iter().cloned());
                 *self = Lab {
                     revision: self.revision,
                     lessons: std::mem::take(&mut self.lessons),
+                    transcript: kept,
                     ..lab
                 };
+                self.trim();
                 return Action::Loaded(errors);
             }
+            Msg::PlayFromStart => return self.play_from_start(),
             Msg::ClearConsole => self.transcript.clear(),
             Msg::Lesson(msg) => return self.lesson(msg),
             Msg::View(action) => return action,
@@ -291,8 +472,11 @@ impl Lab {
         self
     }
 
-    /// A new run of `settings` on the UI's network; the console keeps its transcript.
+    /// A new run of `settings` on the UI's network; the console keeps its transcript, below
+    /// a divider.
     fn restart(&mut self, settings: Settings) {
+        self.push(ConsoleEntry::divider(&settings));
+        self.loaded = None;
         self.session = fresh_session(&settings, true);
         self.settings = settings;
         self.ahead = None;
@@ -309,32 +493,44 @@ impl Lab {
         self.carry_ms += real_ms.clamp(0.0, MAX_FRAME_MS) * speed;
         let whole = self.carry_ms.floor();
         self.carry_ms -= whole;
+        let mut left = whole as Millis;
+        if self.playback.is_some() {
+            left = self.play_back(left);
+        }
+        if left >= 1 {
+            self.session.run_for(left);
+        }
         if whole >= 1.0 {
-            self.session.run_for(whole as u64);
             self.observe();
         }
     }
 
-    fn run(&mut self, line: &str) {
-        self.run_with(line, None);
+    /// Text typed or pasted into the console: one or more command lines, heredocs with
+    /// their bodies (read as a script reads them, so the two agree).
+    fn run(&mut self, text: &str) {
+        self.branch();
+        for line in script::parse(text) {
+            self.run_line(&line);
+        }
     }
 
-    /// A line and its standard input (a heredoc of a lesson's solution).
-    fn run_with(&mut self, line: &str, stdin: Option<&str>) {
-        self.branch();
-        let line = line.trim();
-        if line.is_empty() {
+    /// One command and its standard input (a heredoc), as typed.
+    fn run_line(&mut self, line: &ScriptLine) {
+        let time_ms = self.world().now();
+        let out = self.session.execute(&line.text, line.stdin.as_deref());
+        if out.aside == Some(Aside::ClearScreen) {
+            self.transcript.clear();
             return;
         }
-        let time_ms = self.world().now();
-        let out = self.session.execute(line, stdin);
-        self.transcript.push(ConsoleEntry {
-            time_ms,
-            line: line.to_string(),
-            stdout: out.stdout,
-            stderr: out.stderr,
-            code: out.code,
-        });
+        self.push(ConsoleEntry::new(EntryKind::Typed, time_ms, line, &out));
+    }
+
+    fn push(&mut self, entry: ConsoleEntry) {
+        self.transcript.push(entry);
+        self.trim();
+    }
+
+    fn trim(&mut self) {
         let excess = self.transcript.len().saturating_sub(TRANSCRIPT_KEEP);
         self.transcript.drain(..excess);
     }
@@ -343,8 +539,9 @@ impl Lab {
     /// transcript); "Show me" types the solution in the console.
     fn lesson(&mut self, msg: LessonMsg) -> Action {
         if msg == LessonMsg::ShowMe {
+            self.branch();
             for line in self.lessons.solution() {
-                self.run_with(&line.text, line.stdin.as_deref());
+                self.run_line(&line);
             }
             self.observe();
             return Action::Refresh;
@@ -361,12 +558,69 @@ impl Lab {
 
     /// Runs `session` from now on, as a new run (nothing is ahead, no message recorded yet).
     fn install(&mut self, session: Session) {
+        self.push(ConsoleEntry::divider(&session.config));
+        self.loaded = None;
+        self.playback = None;
         self.settings = session.config.clone();
         self.session = session;
         self.ahead = None;
         self.recorder = Recorder::default();
         self.carry_ms = 0.0;
         self.observe();
+    }
+
+    /// The loaded run again from its start: a fresh session of its settings (a divider in
+    /// the console), its commands to run as the clock reaches them.
+    fn play_from_start(&mut self) -> Action {
+        let Some(shared) = self.loaded.clone() else {
+            return Action::Refresh;
+        };
+        self.push(ConsoleEntry::divider(&shared.settings));
+        self.session = fresh_session(&shared.settings, false);
+        self.settings = shared.settings.clone();
+        self.ahead = None;
+        self.recorder = Recorder::default();
+        self.carry_ms = 0.0;
+        self.playback = Some(Playback {
+            lines: script::parse(&shared.script).into(),
+            wait_left: 0,
+        });
+        self.observe();
+        Action::Play
+    }
+
+    /// Plays up to `budget` ms of the loaded run: its `wait`s as time, its other commands as
+    /// they come. What is left of the budget once the script is done.
+    fn play_back(&mut self, mut budget: Millis) -> Millis {
+        while let Some(playback) = &mut self.playback {
+            if playback.wait_left > 0 {
+                let ms = playback.wait_left.min(budget);
+                playback.wait_left -= ms;
+                budget -= ms;
+                self.session.run_for(ms);
+                if budget == 0 {
+                    return 0;
+                }
+                continue;
+            }
+            let Some(line) = playback.lines.pop_front() else {
+                self.playback = None;
+                break;
+            };
+            let wait = line
+                .text
+                .strip_prefix("wait ")
+                .and_then(crate::base::parse_duration);
+            match (wait, &mut self.playback) {
+                (Some(ms), Some(playback)) => playback.wait_left = ms,
+                _ => {
+                    let time_ms = self.world().now();
+                    let out = self.session.execute(&line.text, line.stdin.as_deref());
+                    self.push(ConsoleEntry::new(EntryKind::Replayed, time_ms, &line, &out));
+                }
+            }
+        }
+        budget
     }
 
     fn follow(&mut self, on: bool) -> Action {
@@ -528,10 +782,91 @@ mod tests {
             view.notice,
             Some(Notice::info(t(Lang::ZhTw, Text::LoadedLink)))
         );
-        assert!(
-            lab.transcript().is_empty(),
-            "a replay is not typed in the console"
+        let shown: Vec<(EntryKind, &str, &str)> = lab
+            .transcript()
+            .iter()
+            .map(|e| (e.kind, e.line.as_str(), e.stdout.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (EntryKind::Replayed, "wait leader", ""),
+                (EntryKind::Replayed, "etcdctl put k v", "OK\n")
+            ],
+            "the console shows what the link replayed, marked as replayed"
         );
+        assert!(lab.can_play_from_start());
+    }
+
+    #[test]
+    fn a_loaded_run_plays_again_from_its_start_as_time_passes() {
+        let script = "wait leader\nwait 1s\netcdctl put k v\nkill m1\nwait 2s\n";
+        let shared = Shared {
+            settings: Settings::default(),
+            script: script.into(),
+        };
+        let (mut lab, _) = Lab::replay(shared);
+        let replayed_end = lab.world().now();
+        let replayed_export = lab.session().export_script();
+        assert_eq!(lab.apply(Msg::PlayFromStart), Action::Play);
+        assert_eq!(lab.world().now(), 0);
+        assert_eq!(
+            lab.transcript().last().map(|e| e.kind),
+            Some(EntryKind::NewRun)
+        );
+        let mut frames = 0;
+        while lab.is_playing_back() {
+            lab.apply(Msg::Frame {
+                real_ms: 50.0,
+                speed: 1.0,
+            });
+            frames += 1;
+            assert!(frames < 1_000, "the playback ends");
+        }
+        assert!(
+            frames > 40,
+            "the waits are played out frame by frame, not at once"
+        );
+        assert!(lab.world().now() >= replayed_end);
+        // The same commands at the same moments; only the idle time after the last differs
+        // (frames run past the end).
+        let commands = |script: &str| -> Vec<String> {
+            let lines: Vec<String> = script.lines().map(str::to_string).collect();
+            let last = lines
+                .iter()
+                .rposition(|l| !l.starts_with("wait "))
+                .unwrap_or(0);
+            lines[..=last].to_vec()
+        };
+        assert_eq!(
+            commands(&lab.session().export_script()),
+            commands(&replayed_export)
+        );
+        let put = lab
+            .transcript()
+            .iter()
+            .rev()
+            .find(|e| e.line == "etcdctl put k v");
+        assert_eq!(
+            put.map(|e| (e.kind, e.stdout.as_str())),
+            Some((EntryKind::Replayed, "OK\n"))
+        );
+    }
+
+    #[test]
+    fn a_command_during_the_playback_takes_the_run_over() {
+        let shared = Shared {
+            settings: Settings::default(),
+            script: "wait leader\nwait 5s\netcdctl put k v\n".into(),
+        };
+        let (mut lab, _) = Lab::replay(shared);
+        lab.apply(Msg::PlayFromStart);
+        lab.apply(Msg::Frame {
+            real_ms: 50.0,
+            speed: 1.0,
+        });
+        lab.apply(Msg::Command("status".into()));
+        assert!(!lab.is_playing_back());
     }
 
     #[test]
@@ -593,6 +928,140 @@ mod tests {
         assert_eq!(lab.transcript()[1].stdout, "OK\n");
         lab.apply(Msg::ClearConsole);
         assert!(lab.transcript().is_empty());
+        lab.apply(Msg::Command("status".into()));
+        lab.apply(Msg::Command("clear".into()));
+        assert!(
+            lab.transcript().is_empty(),
+            "`clear` does what the button does"
+        );
+    }
+
+    #[test]
+    fn pasted_lines_and_heredocs_run_as_a_script_reads_them() {
+        let mut lab = lab();
+        lab.apply(Msg::Command("wait leader\nkube up\nwait 3s\n".into()));
+        assert_eq!(lab.transcript().len(), 3, "one entry per pasted line");
+        let apply = "kubectl apply -f - <<EOF\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\nEOF";
+        lab.apply(Msg::Command(apply.into()));
+        let last = lab.transcript().last().expect("an entry");
+        assert_eq!(last.line, "kubectl apply -f -");
+        assert!(last
+            .stdin
+            .as_deref()
+            .is_some_and(|s| s.starts_with("apiVersion: apps/v1\n")));
+        assert_eq!(
+            (last.stdout.as_str(), last.code),
+            ("deployment.apps/web created\n", 0),
+            "{}",
+            last.stderr
+        );
+    }
+
+    #[test]
+    fn a_heredoc_waits_for_its_marker_typed_or_pasted() {
+        let mut c = Continuation::default();
+        assert_eq!(c.enter("   "), None);
+        assert!(c.lines().is_empty(), "a blank line is nothing");
+        assert_eq!(c.enter("kubectl apply -f - <<EOF"), None);
+        assert_eq!(c.awaiting().as_deref(), Some("EOF"));
+        assert_eq!(c.enter("metadata:"), None);
+        assert_eq!(c.enter(""), None);
+        assert_eq!(c.enter("  name: web"), None);
+        assert_eq!(
+            c.enter("EOF").as_deref(),
+            Some("kubectl apply -f - <<EOF\nmetadata:\n\n  name: web\nEOF")
+        );
+        assert!(c.lines().is_empty() && c.awaiting().is_none());
+        assert_eq!(c.enter("etcdctl put k \\"), None, "a backslash goes on");
+        assert_eq!(c.enter("v").as_deref(), Some("etcdctl put k \\\nv"));
+        let (ready, rest) = c.paste(
+            "status",
+            "\nkubectl apply -f - <<EOF\r\nkind: Pod\nEOF\nwait 1s\nkill",
+        );
+        assert_eq!(
+            ready,
+            [
+                "status",
+                "kubectl apply -f - <<EOF\nkind: Pod\nEOF",
+                "wait 1s"
+            ]
+        );
+        assert_eq!(rest, "kill");
+        let (ready, rest) = c.paste("", "write f <<EOF\nhalf\n");
+        assert!(ready.is_empty() && rest.is_empty());
+        assert_eq!(c.lines(), ["write f <<EOF", "half"]);
+        c.cancel();
+        assert!(c.lines().is_empty());
+    }
+
+    #[test]
+    fn tables_keep_their_columns() {
+        let entry = |stdout: &str| ConsoleEntry {
+            stdout: stdout.to_string(),
+            ..ConsoleEntry::divider(&Settings::default())
+        };
+        assert!(entry("NAME    READY   STATUS\nweb-1   1/1     Running\n").is_tabular());
+        assert!(entry("+------+\n| ID |\n").is_tabular());
+        assert!(entry("NAME  STATE  TERM\n").is_tabular());
+        assert!(!entry("OK\n").is_tabular());
+        assert!(!entry("{\"header\":{}}\n").is_tabular());
+        assert!(!entry("deployment.apps/web created\n").is_tabular());
+    }
+
+    #[test]
+    fn every_hint_is_worded_in_both_languages() {
+        use crate::console::Hint as H;
+        let hints = [
+            H::NoSuchEndpoint {
+                endpoint: "m9".into(),
+            },
+            H::NoTls {
+                endpoint: "https://m2:2379".into(),
+            },
+            H::EndpointDown {
+                member: "m1".into(),
+                up: vec!["m2".into()],
+            },
+            H::EndpointDown {
+                member: "m1".into(),
+                up: vec![],
+            },
+            H::NoQuorum {
+                reachable: 1,
+                quorum: 2,
+            },
+            H::CutOff {
+                member: "m2".into(),
+            },
+            H::Electing,
+            H::KubeNotUp,
+        ];
+        for hint in &hints {
+            let en = super::super::i18n::console_hint(Lang::En, hint);
+            let zh = super::super::i18n::console_hint(Lang::ZhTw, hint);
+            assert!(en.is_ascii() && !en.is_empty(), "{en}");
+            assert!(
+                zh.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+                "{zh}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_failed_request_carries_the_hint_to_the_console() {
+        let mut lab = lab();
+        lab.apply(Msg::Command("kubectl get pods".into()));
+        assert_eq!(lab.transcript()[0].hint, Some(Hint::KubeNotUp));
+        lab.apply(Msg::Command("wait leader".into()));
+        assert_eq!(
+            lab.console_endpoint(),
+            (
+                "m1".to_string(),
+                vec!["m1".into(), "m2".into(), "m3".into()]
+            )
+        );
+        lab.apply(Msg::Command("kill m1".into()));
+        assert_eq!(lab.console_endpoint().0, "m2");
     }
 
     #[test]
@@ -620,7 +1089,18 @@ mod tests {
         );
         lab.apply(Msg::Reset);
         assert_eq!(lab.settings().members, crate::etcd::MAX_MEMBERS);
-        assert_eq!(lab.transcript().len(), 1);
+        let kinds: Vec<EntryKind> = lab.transcript().iter().map(|e| e.kind).collect();
+        assert_eq!(kinds[0], EntryKind::Typed);
+        assert_eq!(
+            kinds.len(),
+            5,
+            "the old output stays, a divider per new run"
+        );
+        assert!(kinds[1..].iter().all(|k| *k == EntryKind::NewRun));
+        assert_eq!(
+            lab.transcript().last().map(|e| e.line.as_str()),
+            Some(lab.settings().flags().as_str())
+        );
     }
 
     #[test]
@@ -683,7 +1163,7 @@ mod tests {
     }
 
     #[test]
-    fn loading_replaces_the_run_and_clears_the_console() {
+    fn loading_replaces_the_run_below_a_divider() {
         let mut lab = lab();
         lab.apply(Msg::Command("wait leader".into()));
         let shared = Shared {
@@ -696,7 +1176,11 @@ mod tests {
         assert_eq!(lab.apply(Msg::Load(shared)), Action::Loaded(None));
         assert_eq!(lab.revision(), 2, "a new run is still a change");
         assert_eq!(lab.settings().seed, 5);
-        assert!(lab.transcript().is_empty());
+        let kinds: Vec<EntryKind> = lab.transcript().iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [EntryKind::Typed, EntryKind::NewRun, EntryKind::Replayed]
+        );
         let view = reduce(View::new(Lang::En, false), Action::Loaded(None));
         assert!(!view.playing);
     }

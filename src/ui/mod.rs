@@ -32,6 +32,7 @@ mod kube_panel;
 mod lamport;
 #[cfg(target_arch = "wasm32")]
 mod legend;
+#[cfg(target_arch = "wasm32")]
 mod lessons_panel;
 #[cfg(target_arch = "wasm32")]
 mod logs;

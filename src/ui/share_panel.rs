@@ -72,6 +72,9 @@ fn report(d: &Dispatch, result: Result<(), String>) {
     }
 }
 
+/// An example script (a Rust string: an HTML entity like `&#10;` would show as typed).
+const IMPORT_PLACEHOLDER: &str = "# raftlab run --members 3 --seed 1\nwait leader\nkill leader";
+
 #[derive(Properties, PartialEq)]
 pub struct ImportProps {
     pub lang: Lang,
@@ -120,7 +123,7 @@ pub fn ImportScript(props: &ImportProps) -> Html {
             <h3>{ t(lang, Text::ImportScript) }</h3>
             <textarea data-import-script="" rows="4" spellcheck="false"
                 aria-label={t(lang, Text::ImportScript)}
-                placeholder="# raftlab run --members 3 --seed 1&#10;wait leader&#10;kill leader"
+                placeholder={IMPORT_PLACEHOLDER}
                 value={(*text).clone()} {oninput} />
             <div class="button-row">
                 <input type="file" accept=".txt,.sh,text/plain" data-import-file="" onchange={onfile}

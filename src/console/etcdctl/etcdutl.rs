@@ -160,9 +160,9 @@ const RESTORE_WITH_W: [Flag; 8] = [
 
 fn fail(code: i32, msg: &str) -> Output {
     Output {
-        stdout: String::new(),
         stderr: format!("Error: {msg}\n"),
         code,
+        ..Output::default()
     }
 }
 

@@ -10,8 +10,7 @@ use super::{
     EXIT_INTERRUPTED,
 };
 use crate::base::time::rfc3339_millis;
-use crate::base::MemberId;
-use crate::etcd::{client_url, MemberEntry};
+use crate::etcd::MemberEntry;
 
 pub fn compaction(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     if p.args.len() != 1 {
@@ -54,22 +53,12 @@ fn endpoints(ctx: &mut Ctx, p: &Parsed) -> Result<Vec<String>, Exit> {
         .collect())
 }
 
-/// The member behind an endpoint: a member name, or a member's client URL.
-fn endpoint_member(ctx: &Ctx, ep: &str) -> Option<MemberId> {
-    ctx.member(ep).or_else(|| {
-        ctx.world
-            .member_ids()
-            .into_iter()
-            .find(|m| client_url(*m) == ep)
-    })
-}
-
 pub fn endpoint_status(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     init_display(ctx, p)?;
     let mut list = Vec::new();
     let mut failed = false;
     for ep in endpoints(ctx, p)? {
-        let member = endpoint_member(ctx, &ep);
+        let member = ctx.member(&ep);
         match ctx.call_on(member, |w, m, t| w.endpoint_status(m, t)) {
             Ok(reply) => {
                 let s = reply.body;
@@ -108,7 +97,7 @@ pub fn endpoint_health(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     init_display(ctx, p)?;
     let mut list = Vec::new();
     for ep in endpoints(ctx, p)? {
-        let member = endpoint_member(ctx, &ep);
+        let member = ctx.member(&ep);
         let start = ctx.world.now();
         let result = ctx.call_on(member, |w, m, t| w.endpoint_health(m, t));
         // A real round trip takes a little time even when the simulated one is instant.
@@ -143,7 +132,7 @@ pub fn endpoint_hashkv(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     let mut list = Vec::new();
     let mut last_err = None;
     for ep in endpoints(ctx, p)? {
-        let member = endpoint_member(ctx, &ep);
+        let member = ctx.member(&ep);
         match ctx.call_on(member, |w, m, t| w.hash_kv(m, rev, t)) {
             Ok(reply) => list.push(EpHash {
                 ep,
@@ -170,7 +159,7 @@ pub fn defrag(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     init_display(ctx, p)?;
     let mut failures = 0;
     for ep in endpoints(ctx, p)? {
-        let member = endpoint_member(ctx, &ep);
+        let member = ctx.member(&ep);
         match ctx.call_on(member, |w, m, t| w.defrag(m, t)) {
             Ok(()) => ctx.print(&format!("Finished defragmenting etcd member[{ep}]\n")),
             Err(e) => {
@@ -360,7 +349,7 @@ pub fn move_leader(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     init_display(ctx, p)?;
     let mut leader = None;
     for ep in ctx.endpoints.clone() {
-        let member = endpoint_member(ctx, &ep);
+        let member = ctx.member(&ep);
         let status = ctx
             .call_on(member, |w, m, t| w.endpoint_status(m, t))
             .map_err(|e| {
@@ -412,7 +401,7 @@ pub fn snapshot_save(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
         "{{\"level\":\"info\",\"ts\":\"{ts}\",\"caller\":\"snapshot/v3_snapshot.go:119\",\"msg\":\"created temporary db file\",\"path\":{}}}\n",
         super::printer::json_str(&format!("{path}.part"))
     ));
-    let member = endpoint_member(ctx, &ep);
+    let member = ctx.member(&ep);
     let db = ctx
         .call_on(member, |w, m, t| w.snapshot_save(m, t))
         .map_err(|e| Exit::new(EXIT_INTERRUPTED, e.to_string()))?;

@@ -3,10 +3,13 @@
 //! (etcd-io/etcd v3.4 `etcdctl/ctlv3/command`). Requests go through the simulated client API
 //! (`crate::etcd::client`), which advances virtual time as a real client waits.
 //!
-//! Endpoints are member names (`m1`, or `leader` for the current leader); any other address
-//! (`127.0.0.1:1`) is something nothing listens on, so calls to it time out.
+//! Endpoints (`endpoint.rs`): without `--endpoints`, the whole cluster; with it, member names
+//! (`m1`, or `leader` for the current leader) or their URLs; any other address (`127.0.0.1:1`)
+//! is something nothing listens on, so calls to it time out. A call that goes unanswered for a
+//! reason the error cannot show gets the page's hint (`Output::aside`).
 
 pub(super) mod args;
+pub mod endpoint;
 mod etcdutl;
 mod kv;
 mod lease;
@@ -16,7 +19,7 @@ mod watch;
 
 use crate::base::time::rfc3339_millis;
 use crate::base::{MemberId, Millis};
-use crate::console::{Output, Session};
+use crate::console::{Aside, Output, Session};
 use crate::etcd::{ClientError, Cluster, EPOCH_UNIX_MS};
 use args::{flag, short, FlagError, Kind, Parsed, Spec};
 use printer::{Format, Header, Printer, Unsupported};
@@ -107,16 +110,18 @@ pub fn run_etcdctl(
     stdin: Option<&str>,
     stop: Stop,
 ) -> Output {
+    let endpoints = vec![endpoint::default_endpoint(world)];
     let mut ctx = Ctx {
         world,
         files,
         out: Output::default(),
         printer: Printer::new(Format::Simple, false),
-        endpoints: vec!["m1".to_string()],
+        endpoints,
         command_timeout_ms: 5_000,
         nargs: args.len(),
         stop,
         stdin: stdin.unwrap_or(""),
+        unanswered: None,
     };
     let result = dispatch(&mut ctx, args);
     if let Err(exit) = result {
@@ -124,6 +129,9 @@ pub fn run_etcdctl(
             let _ = writeln!(ctx.out.stderr, "Error: {}", exit.message);
         }
         ctx.out.code = exit.code;
+    }
+    if let (Some(member), true) = (ctx.unanswered, ctx.out.code != 0) {
+        ctx.out.aside = endpoint::diagnose(ctx.world, &ctx.endpoints, member).map(Aside::Hint);
     }
     ctx.out
 }
@@ -172,6 +180,9 @@ pub struct Ctx<'a> {
     pub nargs: usize,
     pub stop: Stop,
     pub stdin: &'a str,
+    /// The member (None: an address nothing answers at) of the last call that got no answer
+    /// (a deadline, no leader): what the hint looks into.
+    unanswered: Option<Option<MemberId>>,
 }
 
 impl Ctx<'_> {
@@ -183,20 +194,20 @@ impl Ctx<'_> {
         self.out.stderr.push_str(text);
     }
 
-    /// The member an endpoint names, if it is one (anything else listens nowhere).
+    /// The member an endpoint reaches, if any (anything else listens nowhere).
     pub fn member(&self, ep: &str) -> Option<MemberId> {
-        if ep == "leader" {
-            return self.world.leader();
+        match endpoint::resolve(self.world, ep) {
+            endpoint::Target::Member(m) => Some(m),
+            endpoint::Target::Tls(_) | endpoint::Target::Nowhere => None,
         }
-        self.world.member(ep).ok()
     }
 
-    /// The endpoint a unary call goes to: the first one that names a running member, as
-    /// clientv3's balancer skips endpoints it cannot connect to.
+    /// The endpoint a unary call goes to: the first one whose member accepts connections, as
+    /// clientv3's balancer picks only READY SubConns.
     pub fn client_endpoint(&self) -> (String, Option<MemberId>) {
         for ep in &self.endpoints {
             if let Some(m) = self.member(ep) {
-                if self.world.is_running(m) {
+                if self.world.accepts_connections(m) {
                     return (ep.clone(), Some(m));
                 }
             }
@@ -221,13 +232,17 @@ impl Ctx<'_> {
         call: impl FnOnce(&mut Cluster, MemberId, Millis) -> Result<T, ClientError>,
     ) -> Result<T, ClientError> {
         let timeout = self.command_timeout_ms;
-        match member {
+        let result = match member {
             Some(m) => call(self.world, m, timeout),
             None => {
                 self.world.run_for(timeout);
                 Err(ClientError::DeadlineExceeded)
             }
+        };
+        if let Err(ClientError::DeadlineExceeded | ClientError::NoLeader) = &result {
+            self.unanswered = Some(member);
         }
+        result
     }
 
     pub fn header(&self, ep: MemberId, revision: i64) -> Header {
@@ -722,6 +737,11 @@ const DEL_FLAGS: [args::Flag; 3] = [
 fn version(ctx: &mut Ctx, _p: &Parsed) -> CmdResult {
     ctx.print("etcdctl version: 3.4.23\nAPI version: 3.4\n");
     Ok(())
+}
+
+/// Every command's words (`get`, `lease grant`), for completion.
+pub fn command_paths() -> impl Iterator<Item = &'static str> {
+    COMMANDS.iter().map(|c| c.spec.path)
 }
 
 /// Spec of a command by its path (txn lines parse their ops with the get/put/del specs).

@@ -104,3 +104,81 @@ fn txn_and_leases() {
         (0, format!("lease {id} expired or revoked.\n"))
     );
 }
+
+/// The first demo (issue 17): seed 1 elects m1; once it is killed and m2 leads, a command
+/// without `--endpoints` lands on a live member and commits. An explicit dead endpoint still
+/// fails as etcdctl does, and the page's hint (not stdout or stderr) says why.
+#[test]
+fn without_endpoints_the_cluster_answers_after_the_leader_dies() {
+    let mut s = Session::new(ClusterConfig::new(3, 1));
+    for line in ["wait leader", "kill leader", "wait leader"] {
+        assert_eq!(s.execute(line, None).code, 0, "{line}");
+    }
+    assert_eq!(
+        s.world.leader().map(|m| m.to_string()).as_deref(),
+        Some("m2")
+    );
+    let put = s.execute("etcdctl put k v", None);
+    assert_eq!(
+        (put.code, put.stdout.as_str(), put.aside),
+        (0, "OK\n", None)
+    );
+    let dead = s.execute("etcdctl --endpoints=m1 put k v", None);
+    assert_eq!(
+        dead.stderr.lines().last(),
+        Some("Error: context deadline exceeded")
+    );
+    assert!(
+        !dead.stderr.contains("Raft Lab"),
+        "the hint is no part of stderr"
+    );
+    assert_eq!(
+        dead.aside,
+        Some(Aside::Hint(crate::console::Hint::EndpointDown {
+            member: "m1".into(),
+            up: vec!["m2".into(), "m3".into()]
+        }))
+    );
+    let flag_error = s.execute("etcdctl --endpoints=m1 put", None);
+    assert_eq!(flag_error.aside, None, "a usage error is visible: no hint");
+    // m1 and m3 make a quorum without m2: a request to m2 waits, one to the rest commits.
+    for line in ["restart m1", "wait 2s", "isolate m2", "wait 2s"] {
+        assert_eq!(s.execute(line, None).code, 0, "{line}");
+    }
+    let quorum = s.execute("etcdctl put k v", None);
+    assert_eq!((quorum.code, quorum.aside), (0, None));
+    let cut = s.execute("etcdctl --endpoints=m2 put k v", None);
+    assert_eq!(
+        cut.aside,
+        Some(Aside::Hint(crate::console::Hint::CutOff {
+            member: "m2".into()
+        }))
+    );
+    s.execute("kill m3", None);
+    let lost = s.execute("etcdctl put k v", None);
+    assert_eq!(
+        lost.aside,
+        Some(Aside::Hint(crate::console::Hint::NoQuorum {
+            reachable: 1,
+            quorum: 2
+        }))
+    );
+}
+
+#[test]
+fn kubectl_before_kube_up_gets_the_hint_to_start_it() {
+    let mut s = Session::new(ClusterConfig::new(3, 1));
+    let out = s.execute("kubectl get pods", None);
+    assert_eq!(
+        out.stderr,
+        "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n"
+    );
+    assert_eq!(
+        out.aside,
+        Some(Aside::Hint(crate::console::Hint::KubeNotUp))
+    );
+    s.execute("wait leader", None);
+    s.execute("kube up", None);
+    s.execute("wait 5s", None);
+    assert_eq!(s.execute("kubectl get pods", None).aside, None);
+}

@@ -281,6 +281,11 @@ pub(super) struct Command {
 }
 
 impl Command {
+    /// The command's words (`rollout status`): what completion offers.
+    pub fn path(&self) -> &'static str {
+        self.spec.path
+    }
+
     pub const fn new(spec: Spec, run: fn(&mut Ctx, &Args)) -> Command {
         Command {
             spec,

@@ -118,6 +118,11 @@ const COMMANDS: &[Command] = &[
     Command::new(flags::VERSION, version),
 ];
 
+/// Every command's words (`get`, `rollout status`), for completion.
+pub fn command_paths() -> impl Iterator<Item = &'static str> {
+    COMMANDS.iter().map(Command::path)
+}
+
 /// `kubectl ARGS`; `cp` is the control plane (`None` before `kube up`: nothing listens).
 pub fn kubectl(
     cp: Option<&mut ControlPlane>,

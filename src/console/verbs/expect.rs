@@ -186,8 +186,8 @@ pub fn ls(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
 
 fn ls_error(stderr: String) -> Output {
     Output {
-        stdout: String::new(),
         stderr,
         code: 2,
+        ..Output::default()
     }
 }

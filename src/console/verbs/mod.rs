@@ -113,6 +113,7 @@ pub static VERBS: &[Verb] = &[
     sim("expect", "expect PRED [and PRED]... | expect --mark [PRED...]", "check a goal (a false one fails the run); --mark: compare start.… with now, watch ever …", expect::expect),
     tool("ls", "ls [-l] [FILE...]", "the working directory: snapshots, restored data dirs, written files", expect::ls),
     printer("help", "help [COMMAND]", "this list, or one command's usage", help_verb),
+    sim("clear", "clear", "empty the page's console (a script prints nothing)", tools::clear),
 ];
 
 /// The verbs' names, in the table's order.

@@ -6,7 +6,7 @@
 use super::Call;
 use crate::base::parse_duration;
 use crate::console::error::ConsoleError;
-use crate::console::{etcdctl, shell, Output, Session};
+use crate::console::{etcdctl, shell, Aside, Hint, Output, Session};
 
 fn recorded(s: &mut Session, call: &Call, out: Output) -> Result<Output, ConsoleError> {
     s.record_with_stdin(call.line, call.stdin);
@@ -32,10 +32,13 @@ pub fn kubectl(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
         call.words,
         call.stdin,
     );
+    // The API server is the kube layer's own; that it is not up yet, the error cannot say.
+    let hint = (out.code != 0 && s.kube.is_none()).then_some(Aside::Hint(Hint::KubeNotUp));
     let out = Output {
         stdout: out.stdout,
         stderr: out.stderr,
         code: out.code,
+        aside: hint,
     };
     recorded(s, call, out)
 }
@@ -56,9 +59,9 @@ pub fn timeout(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
     let out = match limit {
         Some(limit) => etcdctl::etcdctl_timeout(s, rest, call.stdin, limit),
         None => Output {
-            stdout: String::new(),
             stderr: format!("timeout: invalid time interval '{secs}'\n"),
             code: 125,
+            ..Output::default()
         },
     };
     recorded(s, call, out)
@@ -81,4 +84,17 @@ pub fn echo(_: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
 
 pub fn date(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
     Ok(Output::ok(shell::date(&call.args, s.world.now())?))
+}
+
+/// `clear`: the page empties its console; a script has no screen, so nothing happens (bash's
+/// `clear` writes terminal escapes, which would only garble a transcript). Not recorded: it
+/// changes nothing in the world.
+pub fn clear(_: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    if !call.args.is_empty() {
+        return Err(call.usage());
+    }
+    Ok(Output {
+        aside: Some(Aside::ClearScreen),
+        ..Output::default()
+    })
 }
