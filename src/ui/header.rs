@@ -96,28 +96,28 @@ fn run_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
         Callback::from(move |seed: u64| d.dispatch(Msg::SetSeed(seed)))
     };
     html! {
-        <div class="controls" role="toolbar" aria-label="run">
-            <label><span class="label-text">{ t(lang, Text::Members) }</span>
-                // Keyed by the restart question: a "no" puts back the run's own value.
-                <select data-control="members" onchange={on_members} key={format!("members-{asking}")}>
-                    { for (1..=crate::etcd::MAX_MEMBERS).map(|n| html! {
-                        <option value={n.to_string()} selected={n == settings.members}>{ n }</option>
-                    }) }
-                </select>
-            </label>
-<label><span class="label-text">{ t(lang, Text::Seed) }</span>
-                <super::field::SeedField value={settings.seed} {lang} {on_seed} key={format!("seed-{asking}")} />
-            </label>
-            <button data-action="reset" onclick={send(d, || Msg::Reset)}>{ "↺ " }{ t(lang, Text::Reset) }</button>
-            <button data-action="onboarding" aria-pressed={super::onboarding::is_open(view).to_string()}
-                onclick={start_here(d, view)}>{ t(lang, Text::StartHere) }</button>
-            <button data-action="legend" aria-pressed={view.legend.to_string()} aria-label={t(lang, Text::LegendTitle)}
-                title={t(lang, Text::LegendTitle)} onclick={send(d, || Action::ShowLegend(true).into())}>{ "?" }</button>
-            <button data-action="presenter" aria-pressed={presenter.to_string()}
-                onclick={send(d, move || Action::SetPresenter(!presenter).into())}>{ t(lang, Text::Presenter) }</button>
-            <button data-action="lang" onclick={send(d, move || Action::SetLang(lang.other()).into())}>{ t(lang, Text::Language) }</button>
-        </div>
-    }
+            <div class="controls" role="toolbar" aria-label="run">
+                <label><span class="label-text">{ t(lang, Text::Members) }</span>
+                    // Keyed by the restart question: a "no" puts back the run's own value.
+                    <select data-control="members" onchange={on_members} key={format!("members-{asking}")}>
+                        { for (1..=crate::etcd::MAX_MEMBERS).map(|n| html! {
+                            <option value={n.to_string()} selected={n == settings.members}>{ n }</option>
+                        }) }
+                    </select>
+                </label>
+    <label><span class="label-text">{ t(lang, Text::Seed) }</span>
+                    <super::field::SeedField value={settings.seed} {lang} {on_seed} key={format!("seed-{asking}")} />
+                </label>
+                <button data-action="reset" onclick={send(d, || Msg::Reset)}>{ "↺ " }{ t(lang, Text::Reset) }</button>
+                <button data-action="onboarding" aria-pressed={super::onboarding::is_open(view).to_string()}
+                    onclick={start_here(d, view)}>{ t(lang, Text::StartHere) }</button>
+                <button data-action="legend" aria-pressed={view.legend.to_string()} aria-label={t(lang, Text::LegendTitle)}
+                    title={t(lang, Text::LegendTitle)} onclick={send(d, || Action::ShowLegend(true).into())}>{ "?" }</button>
+                <button data-action="presenter" aria-pressed={presenter.to_string()}
+                    onclick={send(d, move || Action::SetPresenter(!presenter).into())}>{ t(lang, Text::Presenter) }</button>
+                <button data-action="lang" onclick={send(d, move || Action::SetLang(lang.other()).into())}>{ t(lang, Text::Language) }</button>
+            </div>
+        }
 }
 
 fn start_here(d: &Dispatch, view: &View) -> Callback<MouseEvent> {
