@@ -20,7 +20,7 @@ fn usage() -> String {
     let teach = Switch::teaching_names().collect::<Vec<_>>().join(",");
     format!(
         "usage: raftlab run [--members N] [--seed S]{switches}
-                   [--teach {teach}]
+                   [--teach {teach}] [--max-entries-per-msg N]
                    [--echo] [--trace OUT.json] [FILE|-]
 
 Runs a script against a fresh simulated cluster (members m1..mN, default 3; seed default 1).
@@ -52,7 +52,7 @@ fn parse_run(mut parser: lexopt::Parser) -> Result<RunArgs, lexopt::Error> {
             Long("members") | Short('n') => {
                 settings.extend(["--members".into(), parser.value()?.string()?]);
             }
-            Long(name @ ("seed" | "teach")) => {
+            Long(name @ ("seed" | "teach" | "max-entries-per-msg")) => {
                 let flag = format!("--{name}");
                 settings.extend([flag, parser.value()?.string()?]);
             }

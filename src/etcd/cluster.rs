@@ -34,6 +34,9 @@ pub struct ClusterConfig {
     pub check_quorum: bool,
     pub teaching: TeachingSwitches,
     pub net: NetConfig,
+    /// Entries per AppendEntries message; `None` keeps raft's own default. Figure 8 needs 1:
+    /// a new leader must be able to send its old-term entry without its new-term one.
+    pub max_entries_per_msg: Option<usize>,
 }
 
 /// What `raftlab run` and the page start from: three members, seed 1, etcd's defaults.
@@ -56,6 +59,7 @@ impl ClusterConfig {
             check_quorum: true,
             teaching: TeachingSwitches::default(),
             net: NetConfig::default(),
+            max_entries_per_msg: None,
         }
     }
 
@@ -88,6 +92,9 @@ impl ClusterConfig {
         if !taught.is_empty() {
             out.push_str(&format!(" --teach {}", taught.join(",")));
         }
+        if let Some(n) = self.max_entries_per_msg {
+            out.push_str(&format!(" --max-entries-per-msg {n}"));
+        }
         out
     }
 
@@ -102,6 +109,15 @@ impl ClusterConfig {
                 "--seed" => {
                     let seed = value()?;
                     self.seed = seed.parse().map_err(|_| format!("bad --seed {seed:?}"))?;
+                }
+                "--max-entries-per-msg" => {
+                    let n = value()?;
+                    self.max_entries_per_msg = Some(
+                        n.parse()
+                            .ok()
+                            .filter(|n| *n >= 1)
+                            .ok_or_else(|| format!("bad --max-entries-per-msg {n:?}"))?,
+                    );
                 }
                 "--teach" => {
                     for name in value()?.split(',').filter(|n| !n.is_empty()) {
@@ -124,6 +140,9 @@ impl ClusterConfig {
         config.pre_vote = self.pre_vote;
         config.check_quorum = self.check_quorum;
         config.teaching = self.teaching;
+        if let Some(n) = self.max_entries_per_msg {
+            config.max_entries_per_msg = n;
+        }
         config
     }
 
@@ -575,6 +594,42 @@ mod tests {
         assert_eq!(bad(&["--seed"]), "--seed needs a value");
         assert!(bad(&["--teach", "nope"]).starts_with("unknown teaching switch"));
         assert_eq!(bad(&["--fast"]), "unknown flag \"--fast\"");
+    }
+
+    #[test]
+    fn the_entries_per_message_limit_reaches_every_member_also_added_and_restarted_ones() {
+        let words = ["--members", "3", "--max-entries-per-msg", "1"];
+        let c = ClusterConfig::new(5, 9).with_flags(&words).unwrap();
+        assert_eq!(c.max_entries_per_msg, Some(1));
+        assert_eq!(c.flags(), "--members 3 --seed 9 --max-entries-per-msg 1");
+        let flags = c.flags();
+        let back = ClusterConfig::default()
+            .with_flags(&flags.split_whitespace().collect::<Vec<_>>())
+            .unwrap();
+        assert_eq!(back.max_entries_per_msg, Some(1));
+        assert_eq!(ClusterConfig::default().flags(), "--members 3 --seed 1");
+        let default_limit = Config::new(MemberId(1), Vec::new()).max_entries_per_msg;
+        let default_member = ClusterConfig::default().build();
+        let limit =
+            |c: &Cluster, id: u64| c.process(MemberId(id)).unwrap().config.max_entries_per_msg;
+        assert_eq!(limit(&default_member, 1), default_limit);
+        let mut cluster = back.build();
+        assert!((1..=3).all(|id| limit(&cluster, id) == 1));
+        assert!(cluster.run_until_cond(5_000, |c| c.leader().is_some()));
+        // The new leader's own entry must commit before it accepts a configuration change.
+        cluster.run_for(1_000);
+        let added = cluster.add_member(false).unwrap();
+        assert_eq!(limit(&cluster, added.0), 1);
+        cluster.kill(MemberId(2)).unwrap();
+        cluster.restart(MemberId(2)).unwrap();
+        assert_eq!(limit(&cluster, 2), 1);
+        let bad = |n: &str| {
+            ClusterConfig::default()
+                .with_flags(&["--max-entries-per-msg", n])
+                .unwrap_err()
+        };
+        assert_eq!(bad("0"), "bad --max-entries-per-msg \"0\"");
+        assert_eq!(bad("x"), "bad --max-entries-per-msg \"x\"");
     }
 
     fn elect(seed: u64) -> Cluster {

@@ -33,6 +33,9 @@ pub struct World {
     /// Start the mock Kubernetes control plane (`kube up`) before the first setup line.
     #[serde(default)]
     pub kube: bool,
+    /// Entries per AppendEntries message (`--max-entries-per-msg`); absent: raft's default.
+    #[serde(default)]
+    pub max_entries_per_msg: Option<usize>,
 }
 
 fn three() -> usize {
@@ -50,6 +53,7 @@ impl Default for World {
             seed: one(),
             switches: Vec::new(),
             kube: false,
+            max_entries_per_msg: None,
         }
     }
 }
@@ -64,6 +68,9 @@ impl World {
             "--seed".to_string(),
             self.seed.to_string(),
         ];
+        if let Some(n) = self.max_entries_per_msg {
+            words.extend(["--max-entries-per-msg".into(), n.to_string()]);
+        }
         for name in &self.switches {
             match Switch::by_name(name) {
                 Some(s) if s.is_teaching() => words.extend(["--teach".into(), name.clone()]),
