@@ -232,6 +232,9 @@ fn clear_reset_divider_and_wide_tables() {
         );
         page.screenshot("console-wide-table-1024x768").await?;
         page.click(r#"[data-action="reset"]"#).await?;
+        // The run has history, so Reset asks first (the presenter branch's question).
+        page.wait_exists(r#"[data-confirm="restart"]"#).await?;
+        page.click(r#"[data-answer="yes"]"#).await?;
         page.wait_exists("[data-console-divider]").await?;
         let out = page.console_output().await?;
         assert!(out.contains("RAFT TERM"), "Reset keeps the old output");

@@ -153,8 +153,15 @@ fn predict_reveal_jump_reload_share_and_zh() {
             let header_pause = r#"button.play[data-action="pause"]"#;
             assert_eq!(page.count(header_pause).await?, 0, "Play does not play yet");
 
-            page.click(&format!(r#"[data-predict] [data-choice="{CHOICE_RIGHT}"]"#))
-                .await?;
+            let choice = format!(r#"[data-predict] [data-choice="{CHOICE_RIGHT}"]"#);
+            // The card's buttons stay pinned at its foot; a student scrolls the choice above
+            // them, as this does, before clicking it.
+            page.execute(
+                "document.querySelector(arguments[0]).scrollIntoView({block: 'center'})",
+                vec![choice.clone().into()],
+            )
+            .await?;
+            page.click(&choice).await?;
             page.wait_attr("[data-predict]", "data-answered", "true")
                 .await?;
             page.click(r#"[data-action="lesson-show"]"#).await?;
