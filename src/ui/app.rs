@@ -42,13 +42,13 @@ fn App() -> Html {
 /// (slow motion), and tells the view when the leader changed (to pause there if asked).
 #[hook]
 fn use_clock(page: &Page) {
-    let speed = page.view.speed_in(page.lab.borrow().world());
+    let pace = page.view.pace();
     let (d, lab) = (page.dispatcher(), page.lab.clone());
     frames::use_animation_frames(
         page.view.playing,
         Callback::from(move |real_ms| {
             let before = lab.borrow().world().leader();
-            d.dispatch(Msg::Frame { real_ms, speed });
+            d.dispatch(Msg::Frame { real_ms, pace });
             let after = lab.borrow().world().leader();
             if after.is_some() && after != before {
                 d.dispatch(Action::LeaderChanged);

@@ -8,7 +8,7 @@ use super::i18n::{t, Lang, Text};
 use super::lessons::{Course, LessonMsg};
 use super::recorder::{Recorder, WIRE_LOG};
 use super::share::{self, Shared};
-use super::view::{Action, Notice, Scrubbed, View};
+use super::view::{Action, Notice, Pace, Scrubbed, View};
 use crate::base::Millis;
 use crate::check::Violation;
 use crate::console::script::{self, ScriptLine};
@@ -20,6 +20,8 @@ use crate::etcd::{ClusterConfig as Settings, Switch};
 pub const UI_NETWORK_SETUP: &str = "latency 30ms jitter 10ms";
 /// Never advance more than this much real time in one frame (after a stall, or a hidden tab).
 const MAX_FRAME_MS: f64 = 100.0;
+/// A watched frame looks at the world at most this often (at high speeds, events are dense).
+const MAX_SLICES_PER_FRAME: f64 = 100.0;
 /// Console transcript entries kept (older ones scroll away).
 const TRANSCRIPT_KEEP: usize = 200;
 /// What "follow a change" runs when kubectl has not written anything yet.
@@ -158,11 +160,8 @@ struct Playback {
 /// What the user (or the animation clock) asks of the page.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Msg {
-    /// A frame passed: `real_ms` of wall time, played at `speed` virtual ms per real ms.
-    Frame {
-        real_ms: f64,
-        speed: f64,
-    },
+    /// A frame passed: `real_ms` of wall time, played at `pace`.
+    Frame { real_ms: f64, pace: Pace },
     Play,
     TogglePlay,
     Step,
@@ -405,7 +404,7 @@ impl Lab {
 
     fn apply_now(&mut self, msg: Msg) -> Action {
         match msg {
-            Msg::Frame { real_ms, speed } => self.frame(real_ms, speed),
+            Msg::Frame { real_ms, pace } => self.frame(real_ms, pace),
             Msg::Play => {
                 self.branch();
                 return Action::Play;
@@ -489,8 +488,12 @@ impl Lab {
         self.ahead = None;
     }
 
-    fn frame(&mut self, real_ms: f64, speed: f64) {
-        self.carry_ms += real_ms.clamp(0.0, MAX_FRAME_MS) * speed;
+    fn frame(&mut self, real_ms: f64, pace: Pace) {
+        let real_ms = real_ms.clamp(0.0, MAX_FRAME_MS);
+        if pace.watches() && self.playback.is_none() {
+            return self.watched_frame(real_ms, pace);
+        }
+        self.carry_ms += real_ms * pace.speed;
         let whole = self.carry_ms.floor();
         self.carry_ms -= whole;
         let mut left = whole as Millis;
@@ -502,6 +505,35 @@ impl Lab {
         }
         if whole >= 1.0 {
             self.observe();
+        }
+    }
+
+    /// A frame played in slices up to the next event, so that slow motion starts at the
+    /// moment a campaign does and the frame ends at a new leader: a long frame (a loaded
+    /// projector laptop) would otherwise play a whole election before the class sees it.
+    fn watched_frame(&mut self, mut real_ms: f64, pace: Pace) {
+        let leader = self.world().leader();
+        let min_slice = (real_ms * pace.speed / MAX_SLICES_PER_FRAME).ceil().max(1.0);
+        loop {
+            let speed = pace.speed_in(self.world());
+            let budget = self.carry_ms + real_ms * speed;
+            let to_next = self
+                .world()
+                .next_event_time()
+                .map_or(f64::MAX, |t| t.saturating_sub(self.world().now()) as f64);
+            let slice = budget.floor().min(to_next.max(min_slice));
+            if slice < 1.0 {
+                self.carry_ms = budget;
+                return;
+            }
+            self.carry_ms = 0.0;
+            real_ms = (budget - slice) / speed;
+            self.session.run_for(slice as Millis);
+            self.observe();
+            let now = self.world().leader();
+            if pace.stop_at_new_leader && now.is_some() && now != leader {
+                return;
+            }
         }
     }
 
@@ -820,7 +852,7 @@ mod tests {
         while lab.is_playing_back() {
             lab.apply(Msg::Frame {
                 real_ms: 50.0,
-                speed: 1.0,
+                pace: Pace::steady(1.0),
             });
             frames += 1;
             assert!(frames < 1_000, "the playback ends");
@@ -865,7 +897,7 @@ mod tests {
         lab.apply(Msg::PlayFromStart);
         lab.apply(Msg::Frame {
             real_ms: 50.0,
-            speed: 1.0,
+            pace: Pace::steady(1.0),
         });
         lab.apply(Msg::Command("status".into()));
         assert!(!lab.is_playing_back());
@@ -893,7 +925,7 @@ mod tests {
             assert_eq!(
                 lab.apply(Msg::Frame {
                     real_ms: 10.0,
-                    speed: 0.25
+                    pace: Pace::steady(0.25),
                 }),
                 Action::Refresh
             );
@@ -901,13 +933,48 @@ mod tests {
         assert_eq!(lab.world().now() - start, 10, "four frames of 2.5 ms");
         lab.apply(Msg::Frame {
             real_ms: 5_000.0,
-            speed: 1.0,
+            pace: Pace::steady(1.0),
         });
         assert_eq!(
             lab.world().now() - start,
             110,
             "a stalled frame counts as 100 ms"
         );
+    }
+
+    /// A frame of 100 ms at 1× can hold a whole election; watched, it stops where the
+    /// campaign starts (and plays it slowed from there) and ends where the new leader is.
+    #[test]
+    fn a_watched_frame_slows_at_the_campaign_and_ends_at_the_new_leader() {
+        for slow in [Some(0.1), None] {
+            let mut lab = lab();
+            lab.apply(Msg::Command("wait leader".into()));
+            let first = lab.world().leader();
+            lab.apply(Msg::Command("kill leader".into()));
+            let new_leader = |w: &World| w.leader().is_some_and(|l| Some(l) != first);
+            let mut probe = lab.world().clone();
+            assert!(probe.run_until_cond(10_000, new_leader));
+            let pace = Pace {
+                speed: 1.0,
+                slow,
+                stop_at_new_leader: true,
+            };
+            let mut campaign_frames = 0;
+            while !new_leader(lab.world()) {
+                lab.apply(Msg::Frame {
+                    real_ms: 100.0,
+                    pace,
+                });
+                campaign_frames += usize::from(crate::ui::view::worth_slowing(lab.world()));
+            }
+            assert_eq!(lab.world().now(), probe.now(), "{slow:?}: the frame ends there");
+            if slow.is_some() {
+                assert!(
+                    campaign_frames >= 5,
+                    "the campaign is seen frame after frame, slowed: {campaign_frames}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -575,7 +575,7 @@ mod tests {
         let now = lab.world().now();
         let frame = Msg::Frame {
             real_ms: 50.0,
-            speed: 1.0,
+            pace: crate::ui::view::Pace::steady(1.0),
         };
         for msg in [
             frame.clone(),

@@ -157,18 +157,53 @@ impl View {
         self.slow_motion.unwrap_or(self.presenter)
     }
 
-    /// The speed the run plays at now: slower while something worth watching happens.
-    pub fn speed_in(&self, world: &World) -> f64 {
-        if self.slow_motion_on() && worth_slowing(world) {
-            self.speed() * SLOW_MOTION_FACTOR
-        } else {
-            self.speed()
+    /// How the animation clock plays the run: at the speed, slower while something worth
+    /// watching happens, and ending a frame at a new leader when the run pauses there.
+    pub fn pace(&self) -> Pace {
+        Pace {
+            speed: self.speed(),
+            slow: self.slow_motion_on().then(|| self.speed() * SLOW_MOTION_FACTOR),
+            stop_at_new_leader: self.pause_on_leader_change,
         }
     }
 
     /// Virtual milliseconds per real millisecond.
     pub fn speed(&self) -> f64 {
         10f64.powf(self.speed_log10)
+    }
+}
+
+/// The animation clock's instructions for one frame (see [`View::pace`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pace {
+    /// Virtual ms per real ms.
+    pub speed: f64,
+    /// The speed while the world is worth slowing for (slow motion on).
+    pub slow: Option<f64>,
+    pub stop_at_new_leader: bool,
+}
+
+impl Pace {
+    /// Plain playback at `speed`, as a test or a replay wants it.
+    pub fn steady(speed: f64) -> Pace {
+        Pace {
+            speed,
+            slow: None,
+            stop_at_new_leader: false,
+        }
+    }
+
+    /// The speed for the world as it is now.
+    pub fn speed_in(&self, world: &World) -> f64 {
+        match self.slow {
+            Some(slow) if worth_slowing(world) => slow,
+            _ => self.speed,
+        }
+    }
+
+    /// Whether a frame must look at the world as it goes, rather than play it in one go.
+    pub fn watches(&self) -> bool {
+        self.slow.is_some() || self.stop_at_new_leader
     }
 }
 
