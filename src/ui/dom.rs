@@ -183,3 +183,18 @@ pub fn focus(id: &str) {
         let _ = element.focus();
     }
 }
+
+/// The browser's preferred languages, best first (`navigator.languages`).
+pub fn browser_languages() -> Vec<String> {
+    web_sys::window()
+        .map(|w| w.navigator().languages())
+        .map(|list| list.iter().filter_map(|v| v.as_string()).collect())
+        .unwrap_or_default()
+}
+
+/// The document's title (the tab, the window list, what a screen reader says first).
+pub fn set_title(title: &str) {
+    if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+        document.set_title(title);
+    }
+}
