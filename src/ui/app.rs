@@ -2,6 +2,7 @@
 //! the keyboard shortcuts and the crash record, and provides the `Page` context that the
 //! layout below renders from.
 
+use super::a11y;
 use super::console;
 use super::crash;
 use super::dom;
@@ -36,6 +37,7 @@ fn App() -> Html {
         );
     }
     use_shortcuts(page.dispatcher());
+    a11y::use_dismissable_menus();
     page::use_remembered_preferences(page.view.lang, page.view.presenter);
     use_recovery(&page);
     html! {
@@ -196,6 +198,7 @@ fn cluster_panel(lab: &Lab, view: &View, d: &Dispatch) -> Html {
                 }
             </div>
             { status::quorum_meter(world, lang) }
+            { a11y::live_summary(world, lang) }
         </section>
     }
 }
@@ -207,9 +210,7 @@ fn side(lab: &Lab, view: &View, d: &Dispatch) -> Html {
             <div class="panel">{ members::render(lab.world(), view.lang, &send_line) }</div>
             <div class="panel tabs-panel">
                 { tabs::tabs(view.tab, view.lang, d) }
-                <div class="tab-body" role="tabpanel">
-                    { tabs::body(lab, view, select_message(d), d) }
-                </div>
+                { tabs::panel(lab, view, select_message(d), d) }
             </div>
         </section>
     }

@@ -1,7 +1,7 @@
 //! The cluster drawn as SVG: members on a ring, messages in flight between them, each
 //! member's election timer running down around it.
 
-use super::i18n::{role, Lang};
+use super::i18n::{member_label, message_label, role, t, Lang, Text};
 use crate::base::{MemberId, Millis};
 use crate::etcd::Cluster as World;
 use crate::sim::InFlight;
@@ -46,8 +46,37 @@ fn arc_path(cx: f64, cy: f64, r: f64, fraction: f64) -> String {
     format!("M {cx} {} A {r} {r} 0 {large} 1 {x:.2} {y:.2}", cy - r)
 }
 
+/// Enter or Space on a focused SVG button does what its click does (an SVG `<g>` is no
+/// `<button>`, so the browser does not turn the key into a click).
+fn on_activate(action: impl Fn() + 'static) -> Callback<KeyboardEvent> {
+    Callback::from(move |e: KeyboardEvent| {
+        if e.key() == "Enter" || e.key() == " " {
+            e.prevent_default();
+            e.stop_propagation();
+            action();
+        }
+    })
+}
+
+/// A member's node on the ring leads the keyboard to its card's controls (the first of them).
+fn focus_card(id: MemberId) {
+    use wasm_bindgen::JsCast;
+    let button = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| {
+            d.query_selector(&format!(r#"[data-member="{id}"] .member-actions button"#))
+                .ok()
+                .flatten()
+        })
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+    if let Some(button) = button {
+        let _ = button.focus();
+    }
+}
+
 fn render_message(
     m: &InFlight,
+    lang: Lang,
     now: Millis,
     ids: &[MemberId],
     radius: f64,
@@ -77,12 +106,18 @@ fn render_message(
     };
     let id = m.id;
     let onclick = on_select.reform(move |_: MouseEvent| id);
+    let onkeydown = {
+        let on_select = on_select.clone();
+        on_activate(move || on_select.emit(id))
+    };
+    let spoken = message_label(lang, id, m.kind, &m.from.to_string(), &m.to.to_string());
     let class = classes!(
         message_class(m.kind),
         (selected == Some(id)).then_some("selected")
     );
     html! {
-        <g class={class} data-message={m.id.to_string()} data-kind={m.kind} onclick={onclick}>
+        <g class={class} key={id} data-message={m.id.to_string()} data-kind={m.kind} onclick={onclick}
+           tabindex="0" role="button" aria-label={spoken} {onkeydown}>
             <title>{ format!("#{} {}", m.id, m.describe) }</title>
             <circle class="hit" cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="16" />
             <circle class="dot" cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="7" />
@@ -111,8 +146,8 @@ pub fn render_cluster(
             .map(move |(j, b)| (i, j, *a, *b))
     });
     html! {
-        <svg class="cluster" viewBox={format!("0 0 {SIZE} {SIZE}")} role="img"
-             aria-label="cluster">
+        <svg class="cluster" viewBox={format!("0 0 {SIZE} {SIZE}")} role="group"
+             aria-label={t(lang, Text::Cluster)}>
             { for links.map(|(i, j, a, b)| {
                 let ((x1, y1), (x2, y2)) = (position(i, count), position(j, count));
                 let cut = world.net.is_cut(a, b) || world.net.is_cut(b, a);
@@ -130,7 +165,9 @@ pub fn render_cluster(
                 let paused = world.is_paused(*id);
                 let class = classes!("node", state, paused.then_some("paused"), (leader == Some(*id)).then_some("effective"));
                 html! {
-                    <g class={class} data-node={id.to_string()}>
+                    <g class={class} key={id.to_string()} data-node={id.to_string()} tabindex="0" role="button"
+                       aria-label={member_label(lang, &id.to_string(), state, term)}
+                       onkeydown={{ let id = *id; on_activate(move || focus_card(id)) }}>
                         <circle class="halo" cx={x.to_string()} cy={y.to_string()} r={(radius + 9.0).to_string()} />
                         if let Some(fraction) = timer {
                             <path class="timer" d={arc_path(x, y, radius + 9.0, fraction)} />
@@ -147,7 +184,7 @@ pub fn render_cluster(
                 }
             }) }
             // Messages last, on top of the members, so every one of them can be clicked.
-            { for world.in_flight().iter().map(|m| render_message(m, now, &ids, radius, selected, &on_select)) }
+            { for world.in_flight().iter().map(|m| render_message(m, lang, now, &ids, radius, selected, &on_select)) }
         </svg>
     }
 }

@@ -52,7 +52,7 @@ fn simulation_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
     let now = lab.world().now();
     let horizon = lab.horizon_ms().max(1);
     html! {
-        <div class="controls" role="toolbar" aria-label="simulation">
+        <div class="controls" role="toolbar" aria-label={t(lang, Text::SimulationControls)}>
             if view.playing {
                 <button class="primary play" data-action="pause" onclick={send(d, || Action::Pause.into())}>{ icon("M6 4h4v16H6zM14 4h4v16h-4z") }{ t(lang, Text::Pause) }</button>
             } else {
@@ -61,7 +61,8 @@ fn simulation_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
             <button data-action="step" onclick={send(d, || Msg::Step)}>{ icon("M5 4l11 8-11 8zM17 4h3v16h-3z") }{ t(lang, Text::Step) }</button>
             <label class="speed">{ t(lang, Text::Speed) }
                 <input type="range" min="-2" max="2" step="0.1" data-control="speed"
-                    value={format!("{:.1}", view.speed_log10)} oninput={on_speed} />
+                    value={format!("{:.1}", view.speed_log10)} oninput={on_speed}
+                    aria-valuetext={format_speed(view.speed())} />
                 <output>{ format_speed(view.speed()) }</output>
             </label>
             <label class="time">{ t(lang, Text::Time) }
@@ -104,8 +105,8 @@ fn run_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
         })
     };
     html! {
-        <div class="controls" role="toolbar" aria-label="run">
-            <label>{ t(lang, Text::Members) }
+        <div class="controls" role="toolbar" aria-label={t(lang, Text::RunControls)}>
+            <label>{ t(lang, Text::MemberCount) }
                 <select data-control="members" onchange={on_members}>
                     { for (1..=crate::etcd::MAX_MEMBERS).map(|n| html! {
                         <option value={n.to_string()} selected={n == settings.members}>{ n }</option>
