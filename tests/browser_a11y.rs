@@ -6,7 +6,7 @@
 
 mod browser_support;
 
-use browser_support::{story, story_serving, wait_for, Harness, Page, Result};
+use browser_support::{story, story_serving, wait_for, Harness, Member, Page, Result};
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::key::Key;
 use fantoccini::wd::WebDriverCompatibleCommand;
@@ -282,7 +282,8 @@ fn ring_nodes_and_messages_reachable_by_tab() {
             let page = h.open(1280, 720).await?;
             page.wait_count("[data-member]", 3).await?;
             page.set_speed(10.0).await?;
-            page.wait_single_leader().await?;
+            let leader: Member = page.wait_single_leader().await?;
+            println!("leader: {leader}");
             page.set_speed(0.2).await?;
             // Hold a moment with a message on the wire.
             wait_for("a message in flight on the ring, held still", async || {

@@ -20,6 +20,21 @@ pub fn tab_after_key(key: &str, at: usize, count: usize) -> Option<usize> {
     }
 }
 
+/// The message an arrow key selects among `ids` (in send order) from `selected`: → the next
+/// one, ← the previous one, the last one when nothing is selected yet (the newest), Home and
+/// End the ends.
+pub fn message_after_key(key: &str, ids: &[u64], selected: Option<u64>) -> Option<u64> {
+    let (first, last) = (*ids.first()?, *ids.last()?);
+    let at = selected.and_then(|s| ids.iter().position(|i| *i == s));
+    match (key, at) {
+        ("Home", _) => Some(first),
+        ("End", _) | ("ArrowLeft" | "ArrowRight", None) => Some(last),
+        ("ArrowRight", Some(i)) => Some(ids[(i + 1).min(ids.len() - 1)]),
+        ("ArrowLeft", Some(i)) => Some(ids[i.saturating_sub(1)]),
+        _ => None,
+    }
+}
+
 /// What the live summary speaks about: a change of any of these is announced.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Facts {
@@ -236,6 +251,25 @@ mod tests {
         assert_eq!(tab_after_key("End", 2, 7), Some(6));
         assert_eq!(tab_after_key("Enter", 2, 7), None);
         assert_eq!(tab_after_key("End", 0, 0), None);
+    }
+
+    #[test]
+    fn arrows_walk_the_diagram_s_messages() {
+        let ids = [4, 7, 9];
+        assert_eq!(message_after_key("ArrowLeft", &ids, None), Some(9));
+        assert_eq!(message_after_key("ArrowLeft", &ids, Some(9)), Some(7));
+        assert_eq!(message_after_key("ArrowLeft", &ids, Some(4)), Some(4));
+        assert_eq!(message_after_key("ArrowRight", &ids, Some(7)), Some(9));
+        assert_eq!(message_after_key("ArrowRight", &ids, Some(9)), Some(9));
+        assert_eq!(
+            message_after_key("ArrowRight", &ids, Some(100)),
+            Some(9),
+            "gone: the newest"
+        );
+        assert_eq!(message_after_key("Home", &ids, Some(9)), Some(4));
+        assert_eq!(message_after_key("End", &ids, None), Some(9));
+        assert_eq!(message_after_key("Enter", &ids, Some(7)), None);
+        assert_eq!(message_after_key("ArrowLeft", &[], None), None);
     }
 
     fn led_by(leader: Option<&str>, writes_commit: bool) -> Facts {

@@ -50,6 +50,8 @@ pub const KEPT_IN_ENGLISH: &[&str] = &[
     "Tab",
     "Esc",
     "Enter",
+    "Home",
+    "End",
     "N",
 ];
 
@@ -280,6 +282,7 @@ texts! {
     ProbeState => ("probe", "探測"),
     ReplicateState => ("replicate", "複製中"),
     SnapshotState => ("snapshot", "傳送 Snapshot"),
+    SpaceTimeKeys => ("Space-time diagram: ← and → select the previous or next message, Home and End the first or last; its fields open beside the ring", "時空圖：← 與 → 選取上一則或下一則訊息，Home 與 End 選取第一則或最後一則；訊息內容會顯示在環旁"),
 }
 
 pub fn t(lang: Lang, key: Text) -> &'static str {

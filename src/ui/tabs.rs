@@ -1,6 +1,6 @@
 //! The tabs of the side area and the panel each one shows.
 
-use super::a11y::tab_after_key;
+use super::a11y::{message_after_key, tab_after_key};
 use super::dom;
 use super::i18n::{t, Lang, Text};
 use super::lab::Lab;
@@ -113,10 +113,27 @@ fn space_time(lab: &Lab, view: &View, on_select: Callback<u64>, d: &Dispatch) ->
         })
     };
     let recorder: &Recorder = lab.recorder();
+    // The keyboard walks the arrows (a tab stop per arrow would be hundreds of them).
+    let onkeydown = {
+        let ids: Vec<u64> = recorder
+            .shown(lab.world().now())
+            .map(|s| s.message.id)
+            .collect();
+        let (selected, on_select) = (view.selected_message, on_select.clone());
+        Callback::from(move |e: KeyboardEvent| {
+            if let Some(id) = message_after_key(&e.key(), &ids, selected) {
+                e.prevent_default();
+                on_select.emit(id);
+            }
+        })
+    };
     html! {
         <div class="space-time">
             <p class="muted">{ t(lang, Text::SpaceTimeHint) }</p>
-            { lamport::render(lab.world(), recorder, view.selected_message, lang, on_select) }
+            <div class="lamport-keys" tabindex="0" role="group" data-lamport-keys=""
+                aria-label={t(lang, Text::SpaceTimeKeys)} {onkeydown}>
+                { lamport::render(lab.world(), recorder, view.selected_message, lang, on_select) }
+            </div>
             <div class="button-row">
                 <button data-action="download-svg" onclick={save_svg}>{ t(lang, Text::DownloadSvg) }</button>
                 <button data-action="download-png" onclick={save_png}>{ t(lang, Text::DownloadPng) }</button>
