@@ -122,7 +122,7 @@ fn render_message(
             <circle class="hit" cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="16" />
             <circle class="dot" cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="7" />
             if !m.kind.starts_with("Heartbeat") {
-                <text x={format!("{x:.1}")} y={format!("{:.1}", y - 11.0)} class="msg-label">{ label }</text>
+                <text x={format!("{x:.1}")} y={format!("{:.1}", y - 11.0)} class="msg-label" aria-hidden="true">{ label }</text>
             }
         </g>
     }
@@ -173,11 +173,11 @@ pub fn render_cluster(
                             <path class="timer" d={arc_path(x, y, radius + 9.0, fraction)} />
                         }
                         <circle class="body" cx={x.to_string()} cy={y.to_string()} r={radius.to_string()} />
-                        <text class="name" x={x.to_string()} y={(y - radius * 0.22).to_string()}>{ id.to_string() }</text>
-                        <text class="term" x={x.to_string()} y={(y + radius * 0.38).to_string()}>
+                        <text class="name" aria-hidden="true" x={x.to_string()} y={(y - radius * 0.22).to_string()}>{ id.to_string() }</text>
+                        <text class="term" aria-hidden="true" x={x.to_string()} y={(y + radius * 0.38).to_string()}>
                             { if state == "stopped" { "✕".to_string() } else { format!("T{term}") } }
                         </text>
-                        <text class="role" x={x.to_string()} y={(y + radius + 28.0).to_string()}>
+                        <text class="role" aria-hidden="true" x={x.to_string()} y={(y + radius + 28.0).to_string()}>
                             { role(lang, state) }
                         </text>
                     </g>
