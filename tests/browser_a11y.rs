@@ -489,3 +489,30 @@ fn loading_message_says_when_the_engine_cannot_load() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The speed slider says its speed ("10×", not its log "1"), and the cluster's live region
+/// says who leads and whether writes commit, once a leader is elected.
+#[test]
+fn speed_and_cluster_are_said_in_words() {
+    story("speed_and_cluster_are_said_in_words", async |h: Harness| {
+        let page = h.open(1280, 720).await?;
+        page.wait_count("[data-member]", 3).await?;
+        page.set_speed(10.0).await?;
+        page.wait_attr(r#"[data-control="speed"]"#, "aria-valuetext", "10×")
+            .await?;
+        let leader = page.wait_single_leader().await?;
+        let said = format!("Leader {} in term", leader.name);
+        wait_for(&format!("the live summary to say {said:?}"), async || {
+            let text = page.text("[data-live-summary]").await?;
+            Ok(text.contains(&said).then_some(text))
+        })
+        .await?;
+        assert_eq!(
+            page.attr("[data-live-summary]", "aria-live")
+                .await?
+                .as_deref(),
+            Some("polite")
+        );
+        Ok(())
+    });
+}
