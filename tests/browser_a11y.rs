@@ -298,10 +298,23 @@ fn ring_nodes_and_messages_reachable_by_tab() {
                 Ok(None)
             })
             .await?;
+            // An SVG button is named by its <title>.
             let label = page
-                .attr(r#"[data-node="m1"]"#, "aria-label")
-                .await?
+                .text(r#"[data-node="m1"] > title"#)
+                .await
                 .unwrap_or_default();
+            let label = if label.is_empty() {
+                page.execute(
+                    "return document.querySelector('[data-node=\"m1\"] > title').textContent;",
+                    vec![],
+                )
+                .await?
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+            } else {
+                label
+            };
             assert!(
                 label.starts_with("m1, ") && label.contains("term"),
                 "node label: {label:?}"
@@ -325,7 +338,15 @@ fn ring_nodes_and_messages_reachable_by_tab() {
                 "Tab visits each member on the ring"
             );
             let message = message.ok_or("Tab never reached a message on the ring")?;
-            let spoken = focused(&page, "aria-label").await?.unwrap_or_default();
+            let spoken = page
+                .execute(
+                    "return document.activeElement.querySelector('title').textContent;",
+                    vec![],
+                )
+                .await?
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
             assert!(
                 spoken.starts_with(&format!("message #{message} ")),
                 "{spoken:?}"

@@ -110,6 +110,7 @@ fn render_message(
         let on_select = on_select.clone();
         on_activate(move || on_select.emit(id))
     };
+    // Named by its <title> (an aria-label would have to repeat the label drawn on it).
     let spoken = message_label(lang, id, m.kind, &m.from.to_string(), &m.to.to_string());
     let class = classes!(
         message_class(m.kind),
@@ -117,12 +118,12 @@ fn render_message(
     );
     html! {
         <g class={class} key={id} data-message={m.id.to_string()} data-kind={m.kind} onclick={onclick}
-           tabindex="0" role="button" aria-label={spoken} {onkeydown}>
-            <title>{ format!("#{} {}", m.id, m.describe) }</title>
+           tabindex="0" role="button" {onkeydown}>
+            <title>{ format!("{spoken}: {}", m.describe) }</title>
             <circle class="hit" cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="16" />
             <circle class="dot" cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="7" />
             if !m.kind.starts_with("Heartbeat") {
-                <text x={format!("{x:.1}")} y={format!("{:.1}", y - 11.0)} class="msg-label" aria-hidden="true">{ label }</text>
+                <text x={format!("{x:.1}")} y={format!("{:.1}", y - 11.0)} class="msg-label">{ label }</text>
             }
         </g>
     }
@@ -166,18 +167,18 @@ pub fn render_cluster(
                 let class = classes!("node", state, paused.then_some("paused"), (leader == Some(*id)).then_some("effective"));
                 html! {
                     <g class={class} key={id.to_string()} data-node={id.to_string()} tabindex="0" role="button"
-                       aria-label={member_label(lang, &id.to_string(), state, term)}
                        onkeydown={{ let id = *id; on_activate(move || focus_card(id)) }}>
+                        <title>{ member_label(lang, &id.to_string(), state, term) }</title>
                         <circle class="halo" cx={x.to_string()} cy={y.to_string()} r={(radius + 9.0).to_string()} />
                         if let Some(fraction) = timer {
                             <path class="timer" d={arc_path(x, y, radius + 9.0, fraction)} />
                         }
                         <circle class="body" cx={x.to_string()} cy={y.to_string()} r={radius.to_string()} />
-                        <text class="name" aria-hidden="true" x={x.to_string()} y={(y - radius * 0.22).to_string()}>{ id.to_string() }</text>
-                        <text class="term" aria-hidden="true" x={x.to_string()} y={(y + radius * 0.38).to_string()}>
+                        <text class="name" x={x.to_string()} y={(y - radius * 0.22).to_string()}>{ id.to_string() }</text>
+                        <text class="term" x={x.to_string()} y={(y + radius * 0.38).to_string()}>
                             { if state == "stopped" { "✕".to_string() } else { format!("T{term}") } }
                         </text>
-                        <text class="role" aria-hidden="true" x={x.to_string()} y={(y + radius + 28.0).to_string()}>
+                        <text class="role" x={x.to_string()} y={(y + radius + 28.0).to_string()}>
                             { role(lang, state) }
                         </text>
                     </g>
