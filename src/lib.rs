@@ -12,6 +12,7 @@ pub mod check;
 pub mod console;
 pub mod etcd;
 pub mod kube;
+pub mod lesson;
 pub mod mvcc;
 pub mod raft;
 pub mod sim;

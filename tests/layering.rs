@@ -15,15 +15,19 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("kube", &["base", "etcd"]),
     ("console", &["base", "etcd", "kube", "sim", "check"]),
     (
+        "lesson",
+        &["base", "etcd", "kube", "sim", "check", "console"],
+    ),
+    (
         "cli",
         &[
-            "base", "etcd", "kube", "sim", "check", "console", "raft", "mvcc",
+            "base", "etcd", "kube", "sim", "check", "console", "raft", "mvcc", "lesson",
         ],
     ),
     (
         "ui",
         &[
-            "base", "etcd", "kube", "sim", "check", "console", "raft", "mvcc",
+            "base", "etcd", "kube", "sim", "check", "console", "raft", "mvcc", "lesson",
         ],
     ),
 ];

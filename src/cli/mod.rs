@@ -1,6 +1,7 @@
 //! The native command-line tool: `raftlab run [--members N] [--seed S] [--echo]
-//! [--trace out.json] [FILE|-]`.
+//! [--trace out.json] [FILE|-]`, and `raftlab lesson list|check` ([`lesson`]).
 
+pub mod lesson;
 pub mod memory;
 
 use crate::console::trace_file::trace_json;
@@ -25,8 +26,11 @@ fn usage() -> String {
 Runs a script against a fresh simulated cluster (members m1..mN, default 3; seed default 1).
 One command per line (`leader` names the current leader wherever a MEMBER goes):
 {verbs}
-With --echo every command is shown as `$ line`, then its output, then `[exit N]` if N != 0.",
-        verbs = crate::console::verbs::help()
+With --echo every command is shown as `$ line`, then its output, then `[exit N]` if N != 0.
+
+{lesson}",
+        verbs = crate::console::verbs::help(),
+        lesson = lesson::USAGE
     )
 }
 
@@ -76,6 +80,13 @@ pub fn main() -> i32 {
     let mut parser = lexopt::Parser::from_env();
     match parser.next() {
         Ok(Some(lexopt::Arg::Value(cmd))) if cmd == "run" => {}
+        Ok(Some(lexopt::Arg::Value(cmd))) if cmd == "lesson" => {
+            let rest: Vec<String> = std::env::args().skip(2).collect();
+            let (stdout, stderr, code) = lesson::main(&rest);
+            print!("{stdout}");
+            eprint!("{stderr}");
+            return code;
+        }
         Ok(Some(lexopt::Arg::Long("help") | lexopt::Arg::Short('h'))) => {
             println!("{}", usage());
             return 0;

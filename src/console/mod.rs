@@ -6,17 +6,21 @@
 
 pub mod error;
 pub mod etcdctl;
+pub mod goal;
 pub mod kubectl;
 pub mod script;
 mod session;
 mod shell;
 mod timeline;
 pub mod trace_file;
+pub mod transcript;
 pub mod verbs;
 
 pub use error::ConsoleError;
+pub use goal::{Baseline, Goal};
 pub use script::{run_script, RunOutput};
 pub use session::{HistoryEntry, Session};
+pub use transcript::{Transcript, TranscriptEntry};
 
 use crate::base::Millis;
 

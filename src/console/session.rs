@@ -3,7 +3,9 @@
 //! the verb its first word names.
 
 use super::error::ConsoleError;
+use super::goal::{Baseline, Watch};
 use super::timeline::Timeline;
+use super::transcript::{Finished, Transcript};
 use super::{shell, Output};
 use crate::base::{format_duration, Millis};
 use crate::check::Monitor;
@@ -48,12 +50,18 @@ pub struct Session {
     /// Running a command substitution: its command is part of the line recorded, not one of
     /// its own.
     substituting: bool,
+    /// Every command line run and what it printed (bounded).
+    pub(super) transcript: Transcript,
+    /// The goal whose `ever` predicates are looked at after every event.
+    pub(super) watch: Option<Watch>,
+    /// What a script's `expect` compares with: the run's start, or the last `expect --mark`.
+    pub(super) mark: Option<Baseline>,
 }
 
 impl Session {
     pub fn new(config: ClusterConfig) -> Session {
         let world = config.build();
-        Session {
+        let mut session = Session {
             timeline: Timeline::new(&world),
             world,
             config,
@@ -65,7 +73,26 @@ impl Session {
             monitor: None,
             vars: BTreeMap::new(),
             substituting: false,
-        }
+            transcript: Transcript::default(),
+            watch: None,
+            mark: None,
+        };
+        session.mark = Some(session.baseline());
+        session
+    }
+
+    /// Every command line run, with its output and times (the newest, bounded).
+    pub fn transcript(&self) -> &Transcript {
+        &self.transcript
+    }
+
+    /// What a script's `expect` compares with: the last `expect --mark`, else the start.
+    pub fn mark(&self) -> Baseline {
+        self.mark.clone().unwrap_or_else(|| self.baseline())
+    }
+
+    pub fn set_mark(&mut self, baseline: Baseline) {
+        self.mark = Some(baseline);
     }
 
     /// Starts watching the invariants (from the first checkpoint on, so that every rewind
@@ -145,14 +172,30 @@ impl Session {
 
     /// Handles one event (the UI's single step).
     pub fn step(&mut self) -> bool {
-        self.world.step()
+        let stepped = self.world.step();
+        self.observe_goal();
+        stepped
     }
 
     /// Runs one command line; `stdin` is its standard input (a heredoc), if any. A pipeline
     /// (`etcdctl get / --prefix --keys-only | wc -l`) runs its first command here and filters
     /// that command's output with the rest (`shell::pipe`); it is recorded whole.
     pub fn execute(&mut self, line: &str, stdin: Option<&str>) -> Output {
-        self.try_execute(line, stdin).unwrap_or_else(Output::error)
+        let time_ms = self.world.now();
+        let out = self.try_execute(line, stdin).unwrap_or_else(Output::error);
+        if !self.replaying && !self.substituting && !line.trim().is_empty() {
+            self.transcript.push(Finished {
+                time_ms,
+                end_ms: self.world.now(),
+                line: line.trim(),
+                stdin,
+                stdout: &out.stdout,
+                stderr: &out.stderr,
+                code: out.code,
+            });
+        }
+        self.observe_goal();
+        out
     }
 
     fn try_execute(&mut self, line: &str, stdin: Option<&str>) -> Result<Output, ConsoleError> {

@@ -518,3 +518,129 @@ fn a_rewind_keeps_what_the_monitor_saw_before_it() {
         Some(first.property)
     );
 }
+
+// goal: the transcript of every command, and the verbs expect and ls.
+
+#[test]
+fn the_transcript_has_every_line_once_with_its_output_and_times() {
+    let mut s = session();
+    s.execute("wait leader", None);
+    let put_at = s.world.now();
+    s.execute("etcdctl put /a 1", None);
+    s.execute("rev=$(etcdctl get /a -w json | wc -c)", None);
+    s.execute("echo $(etcdctl get /a --print-value-only)", None);
+    s.execute("etcdctl get / --prefix --keys-only | wc -l", None);
+    s.execute("etcdctl txn", Some("put /b 2\n\n\n"));
+    s.execute("bogus", None);
+    let entries: Vec<_> = s.transcript().entries().collect();
+    let lines: Vec<&str> = entries.iter().map(|e| e.line.as_str()).collect();
+    assert_eq!(
+        lines,
+        [
+            "wait leader",
+            "etcdctl put /a 1",
+            "rev=$(etcdctl get /a -w json | wc -c)",
+            "echo $(etcdctl get /a --print-value-only)",
+            "etcdctl get / --prefix --keys-only | wc -l",
+            "etcdctl txn",
+            "bogus",
+        ],
+        "a substitution is part of its line, a pipeline one entry"
+    );
+    let seqs: Vec<u64> = entries.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, [0, 1, 2, 3, 4, 5, 6]);
+    assert!(
+        entries[0].end_ms > entries[0].time_ms,
+        "wait leader takes time"
+    );
+    assert_eq!(entries[1].time_ms, put_at);
+    assert!(entries[1].end_ms > put_at, "a write takes a round of Raft");
+    assert_eq!((entries[1].stdout.as_str(), entries[1].code), ("OK\n", 0));
+    assert_eq!(entries[3].stdout, "1\n");
+    // `--keys-only` prints a blank line after each key: wc -l counts lines, not keys.
+    assert_eq!(entries[4].stdout, "2\n");
+    assert_eq!(entries[5].stdin.as_deref(), Some("put /b 2\n\n\n"));
+    assert_eq!(entries[6].code, 1);
+    assert!(entries[6].stderr.starts_with("Error: unknown command"));
+}
+
+#[test]
+fn a_rewind_forgets_the_lines_given_at_or_after_its_time() {
+    let mut s = session();
+    s.execute("wait leader", None);
+    s.run_for(2_000);
+    let t = s.world.now();
+    s.execute("etcdctl put /a 1", None);
+    s.run_for(2_000);
+    s.execute("status", None);
+    assert_eq!(s.transcript().entries().len(), 3);
+    s.rewind_to(t).unwrap();
+    let lines: Vec<&str> = s.transcript().entries().map(|e| e.line.as_str()).collect();
+    assert_eq!(
+        lines,
+        ["wait leader"],
+        "the replayed history is not run again into it"
+    );
+    s.execute("status", None);
+    assert_eq!(s.transcript().last().map(|e| e.seq), Some(1));
+}
+
+#[test]
+fn expect_is_silent_when_it_holds_and_says_why_when_not() {
+    let mut s = session();
+    assert_eq!(s.execute("expect leader absent", None), Output::default());
+    s.execute("wait leader", None);
+    let out = s.execute("expect leader.term > start.leader.term", None);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        "Error: expect: leader.term > start.leader.term is false (leader.term is 2, start.leader.term is absent)\n"
+    );
+    let usage = s.execute("expect", None);
+    assert_eq!(
+        usage.stderr,
+        "Error: usage: expect PRED [and PRED]... | expect --mark [PRED...]\n"
+    );
+    let syntax = s.execute("expect leader ==", None);
+    assert!(
+        syntax.stderr.starts_with("Error: usage: expect PRED"),
+        "{syntax:?}"
+    );
+    // Quotes are the goal's own, not the shell's.
+    s.execute("etcdctl put /a 'two words'", None);
+    assert_eq!(
+        s.execute("expect key(/a).value == \"two words\"", None)
+            .code,
+        0
+    );
+    assert_eq!(s.execute("expect --mark", None).code, 0);
+    assert_eq!(
+        s.execute("expect start.key(/a).value == 'two words'", None)
+            .code,
+        0
+    );
+    assert!(s.history().iter().all(|e| !e.line.starts_with("expect")));
+}
+
+#[test]
+fn ls_lists_the_working_directory_as_gnu_ls_does_into_a_pipe() {
+    let mut s = session();
+    assert_eq!(s.execute("ls", None), Output::default());
+    assert_eq!(s.execute("ls -l", None).stdout, "total 0\n");
+    s.execute("write b.yaml", Some("kind: Pod\n"));
+    s.execute("write a.txt", Some(""));
+    assert_eq!(s.execute("ls", None).stdout, "a.txt\nb.yaml\n");
+    assert_eq!(
+        s.execute("ls -l", None).stdout,
+        "total 4\n-rw-r--r-- 1 root root  0 a.txt\n-rw-r--r-- 1 root root 10 b.yaml\n"
+    );
+    assert_eq!(s.execute("ls -1l b.yaml", None).code, 0);
+    let missing = s.execute("ls a.txt nope", None);
+    assert_eq!(missing.stdout, "a.txt\n");
+    assert_eq!(
+        missing.stderr,
+        "ls: cannot access 'nope': No such file or directory\n"
+    );
+    assert_eq!(missing.code, 2);
+    assert_eq!(s.execute("ls -x", None).code, 2);
+}

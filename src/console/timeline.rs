@@ -133,9 +133,46 @@ impl Session {
 
     // kube: the control plane, when up, acts as virtual time passes.
     pub(super) fn advance_until(&mut self, t: Millis) {
+        if self.watches_events() {
+            return self.advance_observed(t);
+        }
         match &mut self.kube {
             Some(kube) => kube.run_until(&mut self.world, t),
             None => self.world.run_until(t),
+        }
+    }
+
+    /// `advance_until`, looking at the watched goal after every event (and every control
+    /// plane tick): the same events in the same order, only watched.
+    fn advance_observed(&mut self, t: Millis) {
+        loop {
+            let next_tick = self
+                .kube
+                .as_ref()
+                .map(crate::kube::ControlPlane::next_tick_ms);
+            let until = next_tick.map_or(t, |tick| tick.min(t));
+            while self
+                .world
+                .next_event_time()
+                .is_some_and(|next| next <= until)
+            {
+                self.world.step();
+                self.observe_goal();
+                if !self.watches_events() {
+                    return self.advance_until(t);
+                }
+            }
+            self.world.set_now(until);
+            match &mut self.kube {
+                Some(kube) if next_tick.is_some_and(|tick| tick <= t) => {
+                    kube.tick_once(&mut self.world);
+                    self.observe_goal();
+                    if self.world.now() > t {
+                        return;
+                    }
+                }
+                _ => return,
+            }
         }
     }
 
@@ -184,6 +221,8 @@ impl Session {
             .cloned()
             .collect();
         self.history.truncate(checkpoint.history_len + replay.len());
+        self.transcript.rewind(t);
+        self.unlatch_after(t);
         self.replay(replay);
         self.advance_until(t);
         self.observe();

@@ -265,14 +265,20 @@ impl Sim<Member> {
     /// The leader a quorum of running members currently follows in its term. A deposed
     /// leader cut off in a minority still believes it leads; it is not this.
     pub fn leader(&self) -> Option<MemberId> {
-        let nodes: Vec<&Raft> = self.processes().filter_map(|(_, m)| m.node()).collect();
-        nodes.iter().find_map(|node| {
+        // Goals ask this after every event: no collecting, and the quorum counted only for a
+        // member that says it leads.
+        let nodes = || self.processes().filter_map(|(_, m)| m.node());
+        nodes().find_map(|node| {
             if !node.is_leader() {
                 return None;
             }
-            let quorum = node.voters().voters().len() / 2 + 1;
-            let followers = nodes
-                .iter()
+            let (incoming, outgoing) = (
+                &node.voters().incoming.voters,
+                &node.voters().outgoing.voters,
+            );
+            let only_outgoing = outgoing.iter().filter(|v| !incoming.contains(v)).count();
+            let quorum = (incoming.len() + only_outgoing) / 2 + 1;
+            let followers = nodes()
                 .filter(|o| {
                     o.term() == node.term()
                         && o.leader() == Some(node.id())
@@ -491,44 +497,54 @@ impl Sim<Member> {
     pub fn status(&self) -> StatusView {
         let members = self
             .processes()
-            .map(|(id, m)| match m.node() {
-                Some(node) => MemberStatus {
-                    name: id,
-                    state: node.role_name().as_str(),
-                    term: node.term(),
-                    vote: node.vote(),
-                    commit: node.log().committed,
-                    applied: node.log().applied,
-                    last_index: node.log().last_index(),
-                    last_term: node.log().last_term(),
-                    revision: m.store.revision(),
-                },
-                None => MemberStatus {
-                    name: id,
-                    state: "stopped",
-                    term: m.durable.hard.term,
-                    vote: m.durable.hard.vote,
-                    commit: 0,
-                    applied: 0,
-                    last_index: m
-                        .durable
-                        .entries
-                        .last()
-                        .map_or(m.durable.snapshot_index, |e| e.index),
-                    last_term: m
-                        .durable
-                        .entries
-                        .last()
-                        .map_or(m.durable.snapshot_term, |e| e.term),
-                    revision: m.store.revision(),
-                },
-            })
+            .map(|(id, m)| member_status(id, m))
             .collect();
         StatusView {
             time_ms: self.now(),
             leader: self.leader(),
             members,
         }
+    }
+
+    /// One member's line of [`Cluster::status`], without building the others.
+    pub fn member_status(&self, id: MemberId) -> Option<MemberStatus> {
+        self.process(id).map(|m| member_status(id, m))
+    }
+}
+
+/// A running member reports its node; a stopped one what its disk holds.
+fn member_status(id: MemberId, m: &Member) -> MemberStatus {
+    match m.node() {
+        Some(node) => MemberStatus {
+            name: id,
+            state: node.role_name().as_str(),
+            term: node.term(),
+            vote: node.vote(),
+            commit: node.log().committed,
+            applied: node.log().applied,
+            last_index: node.log().last_index(),
+            last_term: node.log().last_term(),
+            revision: m.store.revision(),
+        },
+        None => MemberStatus {
+            name: id,
+            state: "stopped",
+            term: m.durable.hard.term,
+            vote: m.durable.hard.vote,
+            commit: 0,
+            applied: 0,
+            last_index: m
+                .durable
+                .entries
+                .last()
+                .map_or(m.durable.snapshot_index, |e| e.index),
+            last_term: m
+                .durable
+                .entries
+                .last()
+                .map_or(m.durable.snapshot_term, |e| e.term),
+            revision: m.store.revision(),
+        },
     }
 }
 

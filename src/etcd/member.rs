@@ -226,6 +226,8 @@ pub struct Member {
     revoking: BTreeSet<LeaseId>,
     lease_primary: bool,
     events: Vec<LogEvent>,
+    /// Counters and recent facts for goals (in the world, so rewound with it).
+    pub(super) facts: super::facts::Facts,
     rng: Rng,
 }
 
@@ -264,6 +266,7 @@ impl Member {
             revoking: BTreeSet::new(),
             lease_primary: false,
             events: Vec::new(),
+            facts: super::facts::Facts::default(),
             rng,
         }
     }
@@ -448,6 +451,7 @@ impl Member {
             let mut rd = node.ready();
             for event in std::mem::take(&mut rd.events) {
                 ctx.note(event.to_string());
+                self.facts.node_event(&event, ctx.now, self.id);
                 self.events.push(LogEvent {
                     time_ms: ctx.now,
                     member: self.id,
@@ -689,29 +693,49 @@ impl Member {
     }
 }
 
+impl Member {
+    fn commit_index(&self) -> Option<Index> {
+        self.node.as_ref().map(|n| n.log().committed)
+    }
+
+    /// Counts a commit-index advance within one event (a restart's is no advance).
+    fn count_commit(&mut self, before: Option<Index>, now: Millis) {
+        if let (Some(before), Some(after)) = (before, self.commit_index()) {
+            self.facts.committed(before, after, now, self.id);
+        }
+    }
+}
+
 impl Process for Member {
     type Msg = Message;
 
     fn tick(&mut self, ctx: &mut Ctx<Message>) {
+        let before = self.commit_index();
         if let Some(node) = self.node.as_mut() {
             node.tick();
         }
         self.drive(ctx);
+        self.count_commit(before, ctx.now);
     }
 
     fn receive(&mut self, msg: Message, ctx: &mut Ctx<Message>) {
+        let before = self.commit_index();
         if let Some(node) = self.node.as_mut() {
+            self.facts.delivered(&msg, ctx.now, self.id);
             node.step(msg);
         }
         self.drive(ctx);
+        self.count_commit(before, ctx.now);
     }
 
     fn wake(&mut self, token: u64, ctx: &mut Ctx<Message>) {
         if token == FSYNC_DONE {
+            let before = self.commit_index();
             if let Some(rd) = self.syncing.take() {
                 self.finish(rd, ctx);
             }
             self.drive(ctx);
+            self.count_commit(before, ctx.now);
         }
     }
 

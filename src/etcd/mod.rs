@@ -5,6 +5,7 @@
 mod client;
 mod cluster;
 mod data_dir;
+mod facts;
 mod member;
 mod quorum_view;
 mod snapshot_file;
@@ -22,6 +23,9 @@ pub use cluster::{
     REQUEST_TIMEOUT_MS,
 };
 pub use data_dir::{read_data_dir, restore, RestoreError, RestoreRequest, RestoredDataDir};
+pub use facts::{
+    message_kind, message_kind_names, Counts, Fact, FactKind, Facts, FACTS_KEEP, MESSAGE_KINDS,
+};
 pub use member::{
     describe_entry, Applied, Attributes, Identity, LogEvent, Member, Proposal, CLUSTER_VERSION,
     SERVER_VERSION,

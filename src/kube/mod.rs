@@ -75,12 +75,23 @@ impl ControlPlane {
                 return;
             }
             world.run_until(self.next_tick_ms);
-            self.tick(world);
-            self.next_tick_ms = (self.next_tick_ms + TICK_MS).max(world.now());
+            self.tick_once(world);
             if world.now() > t {
                 return;
             }
         }
+    }
+
+    /// When the control plane next acts (a session that watches every event steps the world
+    /// itself up to it, then calls [`ControlPlane::tick_once`]).
+    pub fn next_tick_ms(&self) -> Millis {
+        self.next_tick_ms
+    }
+
+    /// The tick due at [`ControlPlane::next_tick_ms`], and the next one scheduled.
+    pub fn tick_once(&mut self, world: &mut Cluster) {
+        self.tick(world);
+        self.next_tick_ms = (self.next_tick_ms + TICK_MS).max(world.now());
     }
 
     /// Every node: the control plane's (one per etcd member), then the workers.

@@ -36,7 +36,7 @@ pub fn wait(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
     match parse_wait(call)? {
         Wait::Leader => {
             // A leader is ready once it committed an entry of its own term (its no-op).
-            let found = s.world.run_until_cond(WAIT_LEADER_LIMIT_MS, |w| {
+            let found = s.run_world_until(WAIT_LEADER_LIMIT_MS, |w| {
                 w.leader()
                     .and_then(|l| w.node(l))
                     .is_some_and(|n| n.log().term(n.log().committed) == Some(n.term()))

@@ -3,6 +3,7 @@
 //! typed values, then acts on the session.
 
 mod cluster;
+mod expect;
 mod kube;
 mod network;
 mod tools;
@@ -109,6 +110,8 @@ pub static VERBS: &[Verb] = &[
     sim("write", "write FILE <<EOF ... EOF", "put a file in the working directory", tools::write_file),
     printer("echo", "echo [WORD...]", "print the words", tools::echo),
     printer("date", "date [+FORMAT]", "the virtual clock's date", tools::date),
+    sim("expect", "expect PRED [and PRED]... | expect --mark [PRED...]", "check a goal (a false one fails the run); --mark: compare start.… with now, watch ever …", expect::expect),
+    tool("ls", "ls [-l] [FILE...]", "the working directory: snapshots, restored data dirs, written files", expect::ls),
     printer("help", "help [COMMAND]", "this list, or one command's usage", help_verb),
 ];
 

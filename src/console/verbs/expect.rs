@@ -1,0 +1,190 @@
+//! What a script checks and looks at: `expect GOAL` (a lesson's goal, failing the run when it
+//! does not hold) and `ls`, the session's working directory as GNU ls lists it.
+
+use super::Call;
+use crate::console::error::ConsoleError;
+use crate::console::goal::Goal;
+use crate::console::{Output, Session};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// The goal text: the line after `expect` (and `--mark`), quotes kept, since a goal's strings
+/// are its own (the shell's word splitting would take them away).
+fn goal_text<'a>(call: &Call<'a>) -> &'a str {
+    let rest = call.line.trim_start();
+    let rest = rest
+        .strip_prefix(call.verb.name)
+        .unwrap_or(rest)
+        .trim_start();
+    rest.strip_prefix("--mark").unwrap_or(rest).trim()
+}
+
+/// `expect GOAL`: silent when it holds against the mark; `Error: expect: … is false (…)`
+/// and exit 1 when not. `expect --mark [GOAL]`: the mark is now, and GOAL's `ever`
+/// predicates are watched from it.
+pub fn expect(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    let mark = call.args.first() == Some(&"--mark");
+    let text = goal_text(call);
+    if mark {
+        let baseline = s.baseline();
+        s.set_mark(baseline.clone());
+        if !text.is_empty() {
+            s.watch_goal(Goal::parse(text)?, baseline);
+        }
+        return Ok(Output::default());
+    }
+    if text.is_empty() {
+        return Err(call.usage());
+    }
+    let goal = Goal::parse(text)?;
+    let base = s.mark();
+    if s.goal_holds(&goal, &base) == Ok(true) {
+        return Ok(Output::default());
+    }
+    // False, or no world could tell: the explanation says which.
+    Err(ConsoleError::failed(format!(
+        "expect: {}",
+        goal.explain(s, &base)
+    )))
+}
+
+/// How `ls` shows a file of the session.
+struct Entry<'a> {
+    name: &'a str,
+    /// etcd's data dirs are directories of mode 0700; a snapshot is written 0600 (etcd's
+    /// PrivateFileMode); anything else as `cat >` leaves it under umask 022.
+    mode: &'static str,
+    links: u32,
+    size: usize,
+    dir: bool,
+}
+
+fn entry<'a>(files: &BTreeMap<String, Vec<u8>>, name: &'a str, bytes: &[u8]) -> Entry<'a> {
+    if crate::etcd::read_data_dir(files, name).is_some() {
+        return Entry {
+            name,
+            mode: "drwx------",
+            links: 3,
+            size: 4096,
+            dir: true,
+        };
+    }
+    let snapshot = crate::etcd::snapshot_file_status(files, name).is_ok();
+    Entry {
+        name,
+        mode: if snapshot { "-rw-------" } else { "-rw-r--r--" },
+        links: 1,
+        size: bytes.len(),
+        dir: false,
+    }
+}
+
+/// 1K blocks as ext4 allocates them (4K at a time), which GNU's `total` adds up.
+fn blocks_k(size: usize) -> usize {
+    size.div_ceil(4096) * 4
+}
+
+/// `ls -l` lines. Departs from GNU: no date column (session files keep no times), owner
+/// `root`, and unknown options are all "invalid" (GNU knows many this one does not).
+fn long(entries: &[Entry]) -> String {
+    let total: usize = entries.iter().map(|e| blocks_k(e.size)).sum();
+    let width = entries
+        .iter()
+        .map(|e| e.size.to_string().len())
+        .max()
+        .unwrap_or(1);
+    let mut out = format!("total {total}\n");
+    for e in entries {
+        let _ = writeln!(
+            out,
+            "{} {} root root {:>width$} {}",
+            e.mode, e.links, e.size, e.name
+        );
+    }
+    out
+}
+
+fn listing(entries: &[Entry], long_format: bool) -> String {
+    if long_format {
+        return long(entries);
+    }
+    entries.iter().map(|e| format!("{}\n", e.name)).collect()
+}
+
+/// What a data dir holds (etcd's layout: `member/snap`, `member/wal`).
+fn data_dir_entries() -> [Entry<'static>; 1] {
+    [Entry {
+        name: "member",
+        mode: "drwx------",
+        links: 4,
+        size: 4096,
+        dir: true,
+    }]
+}
+
+/// `ls [-l] [-1] [FILE]...`, as GNU ls prints to a pipe: one name a line, in byte order.
+pub fn ls(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    let mut long_format = false;
+    let mut names = Vec::new();
+    for arg in &call.args {
+        match arg.strip_prefix('-').filter(|f| !f.is_empty()) {
+            Some(flags) => {
+                if let Some(bad) = flags.chars().find(|c| !matches!(c, 'l' | '1')) {
+                    return Ok(ls_error(format!(
+                        "ls: invalid option -- '{bad}'\nTry 'ls --help' for more information.\n"
+                    )));
+                }
+                long_format |= flags.contains('l');
+            }
+            None => names.push(arg.trim_end_matches('/')),
+        }
+    }
+    let files = &s.files;
+    if names.is_empty() {
+        let all: Vec<Entry> = files.iter().map(|(n, b)| entry(files, n, b)).collect();
+        return Ok(Output::ok(listing(&all, long_format)));
+    }
+    names.sort_unstable();
+    let mut out = Output::default();
+    let (mut plain, mut dirs) = (Vec::new(), Vec::new());
+    for name in names {
+        match files.get(name.trim_start_matches("./")) {
+            None => {
+                let _ = writeln!(
+                    out.stderr,
+                    "ls: cannot access '{name}': No such file or directory"
+                );
+                out.code = 2;
+            }
+            Some(bytes) => {
+                let e = entry(files, name, bytes);
+                if e.dir {
+                    dirs.push(e);
+                } else {
+                    plain.push(e);
+                }
+            }
+        }
+    }
+    out.stdout = listing(&plain, long_format);
+    let headed = plain.len() + dirs.len() > 1;
+    for dir in dirs {
+        if !out.stdout.is_empty() {
+            out.stdout.push('\n');
+        }
+        if headed {
+            let _ = writeln!(out.stdout, "{}:", dir.name);
+        }
+        out.stdout
+            .push_str(&listing(&data_dir_entries(), long_format));
+    }
+    Ok(out)
+}
+
+fn ls_error(stderr: String) -> Output {
+    Output {
+        stdout: String::new(),
+        stderr,
+        code: 2,
+    }
+}
