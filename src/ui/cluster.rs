@@ -280,10 +280,16 @@ pub fn Ring(props: &RingProps) -> Html {
             })
         })
     };
-    // The menu pattern: an opened menu takes the focus on its first item.
-    use_effect_with(menu.map(|a| a.member), |member| {
-        if let Some(id) = member {
-            dom::focus_selector(&format!(r#"{} [role="menuitem"]"#, menu_selector(*id)));
+    // The menu pattern: an opened menu takes the focus on its first item, and a closed one
+    // gives it back to its member (once the render has removed the menu).
+    let last_open = use_mut_ref(|| None::<MemberId>);
+    use_effect_with(menu.map(|a| a.member), move |member| {
+        match (*member, last_open.replace(*member)) {
+            (Some(id), _) => {
+                dom::focus_selector(&format!(r#"{} [role="menuitem"]"#, menu_selector(id)));
+            }
+            (None, Some(closed)) => dom::focus_selector(&format!(r#"[data-node="{closed}"]"#)),
+            (None, None) => {}
         }
     });
     let menu_html = menu
@@ -478,12 +484,7 @@ fn node_menu(
     menu: UseStateHandle<Option<Anchor>>,
 ) -> Html {
     let id = n.id;
-    // Closing gives the focus back to the member it was opened from, so the keyboard stays on
-    // the ring.
-    let dismiss = move |menu: &UseStateHandle<Option<Anchor>>| {
-        menu.set(None);
-        dom::focus_selector(&format!(r#"[data-node="{id}"]"#));
-    };
+    let dismiss = |menu: &UseStateHandle<Option<Anchor>>| menu.set(None);
     let send = |line: String| {
         let d = page.map(Page::dispatcher);
         let menu = menu.clone();
@@ -512,7 +513,7 @@ fn node_menu(
     let running = n.state != "stopped";
     let write = pic.client_write.clone().filter(|_| n.leading);
     html! {
-        <div class="node-menu" key={id.to_string()} data-node-menu={id.to_string()} {onkeydown}
+        <div class="node-menu" data-node-menu={id.to_string()} {onkeydown}
              style={format!("left:{:.0}px;top:{:.0}px;width:{MENU_WIDTH}px", at.left_px, at.top_px)}>
             <div class="node-menu-head">
                 <strong>{ id.to_string() }</strong>

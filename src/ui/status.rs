@@ -138,7 +138,8 @@ pub fn events(world: &World, violations: &[Violation], lang: Lang) -> Html {
     html! {
         <div class="events panel">
             <h2>{ t(lang, Text::Events) }</h2>
-            <ol aria-live="polite" data-event-log="">
+            // Focusable, so the keyboard can scroll it (axe: scrollable-region-focusable).
+            <ol aria-live="polite" data-event-log="" tabindex="0" aria-label={t(lang, Text::Events)}>
                 { for violations.iter().rev().take(2).map(|v| html! {
                     <li class="violation" data-violation={v.property.name()}>
                         <span class="when">{ format!("{:.2}s", v.time_ms as f64 / 1000.0) }</span>

@@ -65,7 +65,8 @@ pub fn panel(lab: &Lab, view: &View, on_select: Callback<u64>, d: &Dispatch) -> 
         .find(|(tab, _, _)| *tab == view.tab)
         .map_or("logs", |(_, key, _)| *key);
     html! {
-        <div class="tab-body" role="tabpanel" id={PANEL_ID} aria-labelledby={tab_id(key)}>
+        // A tab stop of its own (WAI-ARIA tabs), so the keyboard scrolls a panel with no control.
+        <div class="tab-body" role="tabpanel" id={PANEL_ID} aria-labelledby={tab_id(key)} tabindex="0">
             { body(lab, view, on_select, d) }
         </div>
     }
