@@ -558,7 +558,9 @@ impl Lab {
 
     /// Runs `session` from now on, as a new run (nothing is ahead, no message recorded yet).
     fn install(&mut self, session: Session) {
-        self.push(ConsoleEntry::divider(&session.config));
+        if !self.transcript.is_empty() {
+            self.push(ConsoleEntry::divider(&session.config));
+        }
         self.loaded = None;
         self.playback = None;
         self.settings = session.config.clone();

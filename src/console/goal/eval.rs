@@ -423,8 +423,8 @@ pub(super) fn holds(
         Pred::Absent(o) => Ok(operand(o, now, base) == Value::Absent),
         Pred::Ever(_) => ever(p).ok_or_else(|| {
             format!(
-                "known only when watched from the baseline on \
-                 (Session::watch_goal; in a script, expect --mark '{p}' first)"
+                "known only when watched from a mark on (in a script, `expect --mark {p}` \
+                 first: it watches after every event from then)"
             )
         }),
     }
