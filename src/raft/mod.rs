@@ -24,7 +24,7 @@ pub use node::{ProposeError, Raft, Role, RoleName};
 pub use progress::{Progress, ProgressState};
 pub use quorum::{JointConfig, Majority, VoteResult};
 pub use read_only::ReadState;
-pub use ready::{HardState, NodeEvent, Ready, Snapshot, SnapshotRequest, VoteRefusal};
+pub use ready::{HardState, NodeEvent, Ready, Snapshot, SnapshotRequest, StepDown, VoteRefusal};
 pub use status::{EntryView, ProgressView, RaftView};
 pub use tracker::LeaderState;
 

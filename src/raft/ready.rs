@@ -114,7 +114,7 @@ pub enum NodeEvent {
     },
     SteppedDown {
         term: Term,
-        reason: &'static str,
+        reason: StepDown,
     },
     OverwroteCommitted {
         index: Index,
@@ -130,6 +130,37 @@ pub enum NodeEvent {
         pre: bool,
         reason: VoteRefusal,
     },
+}
+
+/// Why a leader stepped down on its own, as a closed set so that the page can say each one
+/// in every language (traces keep the English sentence).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepDown {
+    /// Check-quorum: no quorum was heard from within an election timeout.
+    CheckQuorum,
+    /// The committed configuration no longer has it as a voter (thesis §4.2.2).
+    Removed,
+}
+
+impl StepDown {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepDown::CheckQuorum => "check-quorum: no quorum heard within an election timeout",
+            StepDown::Removed => "removed from the configuration",
+        }
+    }
+}
+
+impl fmt::Display for StepDown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for StepDown {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
 }
 
 /// Why a voter did not grant a vote: the rule that said no, so a page can say which.

@@ -2,6 +2,7 @@
 //! the keyboard shortcuts and the crash record, and provides the `Page` context that the
 //! layout below renders from.
 
+use super::a11y;
 use super::console;
 use super::crash;
 use super::dom;
@@ -28,6 +29,7 @@ fn App() -> Html {
     let page = page::use_page();
     use_clock(&page);
     use_shortcuts(page.dispatcher(), page.view.legend);
+    a11y::use_dismissable_menus();
     page::use_remembered_preferences(page.view.lang, page.view.presenter);
     page::use_remembered_lessons(&page.lab.borrow());
     use_recovery(&page);
@@ -248,6 +250,7 @@ fn cluster_panel(lab: &Lab, view: &View, d: &Dispatch) -> Html {
                 }
             </div>
             { status::quorum_meter(world, lang) }
+            { a11y::live_summary(world, lang) }
         </section>
     }
 }
@@ -263,9 +266,7 @@ fn side(lab: &Lab, view: &View, d: &Dispatch) -> Html {
             <div class="panel members-panel">{ members::render(lab.world(), view.lang, &send_line) }</div>
             <div class="panel tabs-panel">
                 { tabs::tabs(view.tab, view.lang, d) }
-                <div class="tab-body" role="tabpanel">
-                    { tabs::body(lab, view, select_message(d), d) }
-                </div>
+                { tabs::panel(lab, view, select_message(d), d) }
             </div>
         </section>
     }

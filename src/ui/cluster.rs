@@ -4,7 +4,9 @@
 //! `render_cluster` takes a picture of the world (plain data); the `Ring` component keeps
 //! what only the page knows (which menu is open) and sends the menu's commands.
 
-use super::i18n::{role, t, Lang, Text};
+use super::a11y::tab_after_key;
+use super::dom;
+use super::i18n::{member_label, message_label, role, t, Lang, Text};
 use super::lab::Msg;
 use super::page::Page;
 use super::ring::{self, EdgeLabel, LabelMetrics, Placed, Wire};
@@ -112,6 +114,8 @@ pub struct NodePicture {
 pub struct Dot {
     pub id: u64,
     pub kind: &'static str,
+    pub from: MemberId,
+    pub to: MemberId,
     pub x: f64,
     pub y: f64,
     pub describe: String,
@@ -146,9 +150,11 @@ fn dot(m: &InFlight, now: Millis, ids: &[MemberId], radius: f64) -> Option<Dot> 
     Some(Dot {
         id: m.id,
         kind: m.kind,
+        from: m.from,
+        to: m.to,
         x: x1 + dx * q,
         y: y1 + dy * q,
-        describe: format!("#{} {}", m.id, m.describe),
+        describe: m.describe.clone(),
     })
 }
 
@@ -274,6 +280,18 @@ pub fn Ring(props: &RingProps) -> Html {
             })
         })
     };
+    // The menu pattern: an opened menu takes the focus on its first item, and a closed one
+    // gives it back to its member (once the render has removed the menu).
+    let last_open = use_mut_ref(|| None::<MemberId>);
+    use_effect_with(menu.map(|a| a.member), move |member| {
+        match (*member, last_open.replace(*member)) {
+            (Some(id), _) => {
+                dom::focus_selector(&format!(r#"{} [role="menuitem"]"#, menu_selector(id)));
+            }
+            (None, Some(closed)) => dom::focus_selector(&format!(r#"[data-node="{closed}"]"#)),
+            (None, None) => {}
+        }
+    });
     let menu_html = menu
         .and_then(|a| pic.nodes.iter().find(|n| n.id == a.member).map(|n| (a, n)))
         .map(|(a, n)| node_menu(n, a, pic, lang, page.as_ref(), menu.clone()));
@@ -281,16 +299,19 @@ pub fn Ring(props: &RingProps) -> Html {
         <div class="ring" data-ring="">
             { super::network::partition_chip(&pic.partition, lang) }
             <div class="ring-stage">
-            <svg ref={svg} class="cluster" viewBox={format!("0 0 {SIZE} {SIZE}")} role="img"
-                 aria-label="cluster">
+            <svg ref={svg} class="cluster" viewBox={format!("0 0 {SIZE} {SIZE}")} role="group"
+                 aria-label={t(lang, Text::Cluster)}>
                 { for pic.links.iter().map(|(i, j, cut)| {
                     let ((x1, y1), (x2, y2)) = (position(*i, count), position(*j, count));
                     html! { <line class={if *cut { "link cut" } else { "link" }}
                         x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} /> }
                 }) }
-                { for pic.nodes.iter().enumerate().map(|(i, n)| node(n, i, pic, lang, &toggle)) }
+                { for pic.nodes.iter().enumerate().map(|(i, n)| {
+                    let open = menu.is_some_and(|a| a.member == n.id);
+                    node(n, i, pic, lang, (&toggle, open))
+                }) }
                 // Messages last, on top of the members, so every one of them can be clicked.
-                { for pic.dots.iter().map(|d| message_dot(d, props.selected, &props.on_select)) }
+                { for pic.dots.iter().map(|d| message_dot(d, lang, props.selected, &props.on_select)) }
                 { for pic.labels.iter().map(|(l, p)| label(l, p, &pic.nodes)) }
             </svg>
             { for menu_html }
@@ -300,12 +321,28 @@ pub fn Ring(props: &RingProps) -> Html {
     }
 }
 
+/// Enter or Space on a focused SVG button does what its click does (an SVG `<g>` is no
+/// `<button>`, so the browser does not turn the key into a click).
+fn on_activate(action: impl Fn() + 'static) -> Callback<KeyboardEvent> {
+    Callback::from(move |e: KeyboardEvent| {
+        if e.key() == "Enter" || e.key() == " " {
+            e.prevent_default();
+            e.stop_propagation();
+            action();
+        }
+    })
+}
+
+fn menu_selector(id: MemberId) -> String {
+    format!(r#"[data-node-menu="{id}"]"#)
+}
+
 fn node(
     n: &NodePicture,
     i: usize,
     pic: &RingPicture,
     lang: Lang,
-    toggle: &Callback<(MemberId, f64, f64)>,
+    (toggle, open): (&Callback<(MemberId, f64, f64)>, bool),
 ) -> Html {
     let count = pic.nodes.len();
     let radius = pic.radius;
@@ -318,14 +355,25 @@ fn node(
         n.leading.then_some("effective")
     );
     let onclick = toggle.reform(move |_: MouseEvent| (id, x, y));
+    let onkeydown = {
+        let toggle = toggle.clone();
+        on_activate(move || toggle.emit((id, x, y)))
+    };
+    // Named by its <title> (an aria-label would have to repeat the texts drawn on it).
+    let spoken = format!(
+        "{}: {}",
+        member_label(lang, &id.to_string(), n.state, n.term),
+        t(lang, Text::NodeMenuHint)
+    );
     let under = if n.paused && n.state != "stopped" {
         t(lang, Text::Frozen)
     } else {
         role(lang, n.state)
     };
     html! {
-        <g class={class} data-node={id.to_string()} data-ring-paused={n.paused.then_some("true")} {onclick}>
-            <title>{ t(lang, Text::NodeMenuHint) }</title>
+        <g class={class} key={id.to_string()} data-node={id.to_string()} data-ring-paused={n.paused.then_some("true")}
+           tabindex="0" role="button" aria-haspopup="menu" aria-expanded={open.to_string()} {onclick} {onkeydown}>
+            <title>{ spoken }</title>
             <circle class="halo" cx={x.to_string()} cy={y.to_string()} r={(radius + 9.0).to_string()} />
             if let Some(fraction) = n.timer.filter(|_| !n.paused) {
                 <path class="timer" d={arc_path(x, y, radius + 9.0, fraction)} />
@@ -368,17 +416,23 @@ fn answer_mark(
     }
 }
 
-fn message_dot(d: &Dot, selected: Option<u64>, on_select: &Callback<u64>) -> Html {
+fn message_dot(d: &Dot, lang: Lang, selected: Option<u64>, on_select: &Callback<u64>) -> Html {
     let id = d.id;
     let onclick = on_select.reform(move |_: MouseEvent| id);
+    let onkeydown = {
+        let on_select = on_select.clone();
+        on_activate(move || on_select.emit(id))
+    };
+    let spoken = message_label(lang, id, d.kind, &d.from.to_string(), &d.to.to_string());
     let class = classes!(
         message_class(d.kind),
         (selected == Some(id)).then_some("selected")
     );
     let (x, y) = (format!("{:.1}", d.x), format!("{:.1}", d.y));
     html! {
-        <g class={class} data-message={id.to_string()} data-kind={d.kind} onclick={onclick}>
-            <title>{ d.describe.clone() }</title>
+        <g class={class} key={id} data-message={id.to_string()} data-kind={d.kind} onclick={onclick}
+           tabindex="0" role="button" {onkeydown}>
+            <title>{ format!("{spoken}: {}", d.describe) }</title>
             <circle class="hit" cx={x.clone()} cy={y.clone()} r="16" />
             <circle class="dot" cx={x} cy={y} r="7" />
         </g>
@@ -430,6 +484,7 @@ fn node_menu(
     menu: UseStateHandle<Option<Anchor>>,
 ) -> Html {
     let id = n.id;
+    let dismiss = |menu: &UseStateHandle<Option<Anchor>>| menu.set(None);
     let send = |line: String| {
         let d = page.map(Page::dispatcher);
         let menu = menu.clone();
@@ -437,30 +492,35 @@ fn node_menu(
             if let Some(d) = &d {
                 d.dispatch(Msg::Command(line.clone()));
             }
-            menu.set(None);
+            dismiss(&menu);
         })
     };
     let close = {
         let menu = menu.clone();
-        Callback::from(move |_: MouseEvent| menu.set(None))
+        Callback::from(move |_: MouseEvent| dismiss(&menu))
     };
     let onkeydown = {
         let menu = menu.clone();
         Callback::from(move |e: KeyboardEvent| {
             if e.key() == "Escape" {
-                menu.set(None);
+                e.prevent_default();
+                dismiss(&menu);
+            } else if move_in_menu(id, &e.key()) {
+                e.prevent_default();
             }
         })
     };
     let running = n.state != "stopped";
     let write = pic.client_write.clone().filter(|_| n.leading);
     html! {
-        <div class="node-menu" role="menu" data-node-menu={id.to_string()} {onkeydown}
+        <div class="node-menu" data-node-menu={id.to_string()} {onkeydown}
              style={format!("left:{:.0}px;top:{:.0}px;width:{MENU_WIDTH}px", at.left_px, at.top_px)}>
             <div class="node-menu-head">
                 <strong>{ id.to_string() }</strong>
                 <button class="close" data-action="close-node-menu" onclick={close} aria-label={t(lang, Text::Close)}>{ "✕" }</button>
             </div>
+            // Only menu items in the menu (axe: a menu's children are its items).
+            <div role="menu" aria-label={id.to_string()}>
             if running {
                 <button role="menuitem" data-node-action="kill" onclick={send(format!("kill {id}"))}>{ t(lang, Text::Kill) }</button>
                 if n.paused {
@@ -477,6 +537,40 @@ fn node_menu(
             } else {
                 <button role="menuitem" class="primary" data-node-action="restart" onclick={send(format!("restart {id}"))}>{ t(lang, Text::Restart) }</button>
             }
+            </div>
         </div>
     }
+}
+
+/// ↑ and ↓ move between the open menu's items (wrapping), Home and End to its ends: whether
+/// `key` was one of those.
+fn move_in_menu(id: MemberId, key: &str) -> bool {
+    use wasm_bindgen::JsCast;
+    let as_tab_key = match key {
+        "ArrowDown" => "ArrowRight",
+        "ArrowUp" => "ArrowLeft",
+        "Home" | "End" => key,
+        _ => return false,
+    };
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return false;
+    };
+    let Ok(items) =
+        document.query_selector_all(&format!(r#"{} [role="menuitem"]"#, menu_selector(id)))
+    else {
+        return false;
+    };
+    let items: Vec<web_sys::HtmlElement> = (0..items.length())
+        .filter_map(|i| items.item(i)?.dyn_into().ok())
+        .collect();
+    let active = document.active_element();
+    let at = items
+        .iter()
+        .position(|b| active.as_ref().is_some_and(|a| a == b.as_ref()))
+        .unwrap_or(items.len().saturating_sub(1));
+    let Some(next) = tab_after_key(as_tab_key, at, items.len()) else {
+        return false;
+    };
+    let _ = items[next].focus();
+    true
 }

@@ -183,3 +183,33 @@ pub fn focus(id: &str) {
         let _ = element.focus();
     }
 }
+
+/// Focuses the first element `selector` finds, HTML or SVG (an SVG `<g tabindex="0">` has
+/// its own `focus`, which web-sys binds only on `SvgElement`).
+pub fn focus_selector(selector: &str) {
+    let element = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(selector).ok().flatten());
+    if let Some(element) = element {
+        if let Ok(focus) = js_sys::Reflect::get(&element, &"focus".into())
+            .and_then(|f| f.dyn_into::<js_sys::Function>())
+        {
+            let _ = focus.call0(&element);
+        }
+    }
+}
+
+/// The browser's preferred languages, best first (`navigator.languages`).
+pub fn browser_languages() -> Vec<String> {
+    web_sys::window()
+        .map(|w| w.navigator().languages())
+        .map(|list| list.iter().filter_map(|v| v.as_string()).collect())
+        .unwrap_or_default()
+}
+
+/// The document's title (the tab, the window list, what a screen reader says first).
+pub fn set_title(title: &str) {
+    if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+        document.set_title(title);
+    }
+}

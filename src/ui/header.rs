@@ -52,7 +52,7 @@ fn simulation_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
     let now = lab.world().now();
     let horizon = lab.horizon_ms().max(1);
     html! {
-        <div class="controls" role="toolbar" aria-label="simulation">
+        <div class="controls" role="toolbar" aria-label={t(lang, Text::SimulationControls)}>
             if view.playing {
                 <button class="primary play" data-action="pause" onclick={send(d, || Action::Pause.into())}>{ icon("M6 4h4v16H6zM14 4h4v16h-4z") }{ t(lang, Text::Pause) }</button>
             } else {
@@ -61,7 +61,8 @@ fn simulation_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
             <button data-action="step" onclick={send(d, || Msg::Step)}>{ icon("M5 4l11 8-11 8zM17 4h3v16h-3z") }{ t(lang, Text::Step) }</button>
             <label class="speed"><span class="label-text">{ t(lang, Text::Speed) }</span>
                 <input type="range" min="-2" max="2" step="0.1" data-control="speed"
-                    value={format!("{:.1}", view.speed_log10)} oninput={on_speed} />
+                    value={format!("{:.1}", view.speed_log10)} oninput={on_speed}
+                    aria-valuetext={format_speed(view.speed())} />
                 <output>{ format_speed(view.speed()) }</output>
             </label>
             <label class="time"><span class="label-text">{ t(lang, Text::Time) }</span>
@@ -96,28 +97,28 @@ fn run_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
         Callback::from(move |seed: u64| d.dispatch(Msg::SetSeed(seed)))
     };
     html! {
-            <div class="controls" role="toolbar" aria-label="run">
-                <label><span class="label-text">{ t(lang, Text::Members) }</span>
-                    // Keyed by the restart question: a "no" puts back the run's own value.
-                    <select data-control="members" onchange={on_members} key={format!("members-{asking}")}>
-                        { for (1..=crate::etcd::MAX_MEMBERS).map(|n| html! {
-                            <option value={n.to_string()} selected={n == settings.members}>{ n }</option>
-                        }) }
-                    </select>
-                </label>
-    <label><span class="label-text">{ t(lang, Text::Seed) }</span>
-                    <super::field::SeedField value={settings.seed} {lang} {on_seed} key={format!("seed-{asking}")} />
-                </label>
-                <button data-action="reset" onclick={send(d, || Msg::Reset)}>{ "↺ " }{ t(lang, Text::Reset) }</button>
-                <button data-action="onboarding" aria-pressed={super::onboarding::is_open(view).to_string()}
-                    onclick={start_here(d, view)}>{ t(lang, Text::StartHere) }</button>
-                <button data-action="legend" aria-pressed={view.legend.to_string()} aria-label={t(lang, Text::LegendTitle)}
-                    title={t(lang, Text::LegendTitle)} onclick={send(d, || Action::ShowLegend(true).into())}>{ "?" }</button>
-                <button data-action="presenter" aria-pressed={presenter.to_string()}
-                    onclick={send(d, move || Action::SetPresenter(!presenter).into())}>{ t(lang, Text::Presenter) }</button>
-                <button data-action="lang" onclick={send(d, move || Action::SetLang(lang.other()).into())}>{ t(lang, Text::Language) }</button>
-            </div>
-        }
+        <div class="controls" role="toolbar" aria-label={t(lang, Text::RunControls)}>
+            <label><span class="label-text">{ t(lang, Text::MemberCount) }</span>
+                // Keyed by the restart question: a "no" puts back the run's own value.
+                <select data-control="members" onchange={on_members} key={format!("members-{asking}")}>
+                    { for (1..=crate::etcd::MAX_MEMBERS).map(|n| html! {
+                        <option value={n.to_string()} selected={n == settings.members}>{ n }</option>
+                    }) }
+                </select>
+            </label>
+            <label><span class="label-text">{ t(lang, Text::Seed) }</span>
+                <super::field::SeedField value={settings.seed} {lang} {on_seed} key={format!("seed-{asking}")} />
+            </label>
+            <button data-action="reset" onclick={send(d, || Msg::Reset)}>{ "↺ " }{ t(lang, Text::Reset) }</button>
+            <button data-action="onboarding" aria-pressed={super::onboarding::is_open(view).to_string()}
+                onclick={start_here(d, view)}>{ t(lang, Text::StartHere) }</button>
+            <button data-action="legend" aria-pressed={view.legend.to_string()} aria-label={t(lang, Text::LegendTitle)}
+                title={t(lang, Text::LegendTitle)} onclick={send(d, || Action::ShowLegend(true).into())}>{ "?" }</button>
+            <button data-action="presenter" aria-pressed={presenter.to_string()}
+                onclick={send(d, move || Action::SetPresenter(!presenter).into())}>{ t(lang, Text::Presenter) }</button>
+            <button data-action="lang" onclick={send(d, move || Action::SetLang(lang.other()).into())}>{ t(lang, Text::Language) }</button>
+        </div>
+    }
 }
 
 fn start_here(d: &Dispatch, view: &View) -> Callback<MouseEvent> {

@@ -91,10 +91,7 @@ pub fn render(
         height,
     };
     let arrows = recorder
-        .messages()
-        .filter(|s| {
-            s.message.arrive_ms >= axes.start || s.vanished_ms.is_some_and(|v| v >= axes.start)
-        })
+        .shown(now)
         .filter_map(|seen| arrow(&axes, seen, selected, &on_select));
     html! {
         <svg class="lamport" xmlns="http://www.w3.org/2000/svg" data-lamport=""

@@ -5,7 +5,7 @@
 //! whole log. Under it, the leader's progress
 //! for each follower: match, next, probe/replicate/snapshot, messages in flight.
 
-use super::i18n::{t, Lang, Text};
+use super::i18n::{progress_state, t, Lang, Text};
 use super::page::{Dispatch, Page};
 use super::ring::entry_kind_label;
 use super::view::Action;
@@ -225,15 +225,15 @@ fn progress_table(leader: Option<&RaftView>, lang: Lang) -> Html {
                 <th>{ t(lang, Text::Match) }</th>
                 <th>{ t(lang, Text::Next) }</th>
                 <th>{ t(lang, Text::State) }</th>
-                <th>{ "inflight" }</th>
+                <th>{ t(lang, Text::InflightColumn) }</th>
             </tr></thead>
             <tbody>
                 { for rows.map(|p| html! {
                     <tr data-progress-member={p.member.to_string()} data-progress-state={state_name(p.state)}>
-                        <th>{ p.member.to_string() }{ if p.learner { " (learner)" } else { "" } }</th>
+                        <th>{ p.member.to_string() }{ if p.learner { format!(" ({})", t(lang, Text::Learner)) } else { String::new() } }</th>
                         <td>{ p.match_index }</td>
                         <td>{ p.next_index }</td>
-                        <td><span class={classes!("pstate", state_name(p.state))}>{ state_name(p.state) }</span></td>
+                        <td><span class={classes!("pstate", state_name(p.state))}>{ progress_state(lang, p.state) }</span></td>
                         <td>{ p.inflight }</td>
                     </tr>
                 }) }

@@ -2,6 +2,7 @@
 //! share links, the message recorder, the texts) builds on every target, so that
 //! `cargo test --lib` checks it; the Yew components and the browser services only on wasm32.
 
+pub mod a11y;
 pub mod i18n;
 pub mod lab;
 pub mod lessons;

@@ -2,7 +2,7 @@
 //! handed down by context, and the view state in a `use_reducer` over the pure `view::reduce`.
 
 use super::dom;
-use super::i18n::Lang;
+use super::i18n::{t, Lang, Text};
 use super::lab::{self, Lab, Msg};
 use super::view::{self, Action, View};
 use std::cell::RefCell;
@@ -104,7 +104,7 @@ pub fn use_page() -> Page {
         let presenter = dom::load(PRESENTER_KEY).as_deref() == Some("1");
         let stored_lessons = dom::load(LESSONS_KEY).unwrap_or_default();
         let (lab, view) =
-            lab::open_with_lessons(&dom::hash(), &stored_lessons, stored_lang(), presenter);
+            lab::open_with_lessons(&dom::hash(), &stored_lessons, opening_lang(), presenter);
         (Rc::new(RefCell::new(lab)), view)
     });
     let view = use_reducer(|| opened.1.clone());
@@ -117,11 +117,16 @@ pub fn use_page() -> Page {
 }
 
 /// The language and presenter mode outlive the visit (local storage) and style the whole
-/// document.
+/// document. The language is stored once the user switches it: until then each visit follows
+/// the browser's languages.
 #[hook]
 pub fn use_remembered_preferences(lang: Lang, presenter: bool) {
-    use_effect_with((lang, presenter), |(lang, presenter)| {
-        dom::store(LANG_KEY, lang.code());
+    let opened_in = use_mut_ref(|| lang);
+    use_effect_with((lang, presenter), move |(lang, presenter)| {
+        if *lang != *opened_in.borrow() {
+            dom::store(LANG_KEY, lang.code());
+            *opened_in.borrow_mut() = *lang;
+        }
         dom::store(PRESENTER_KEY, if *presenter { "1" } else { "0" });
         set_root_attributes(*lang, *presenter);
     });
@@ -135,10 +140,13 @@ pub fn use_remembered_lessons(lab: &Lab) {
     use_effect_with(mark, |mark| dom::store(LESSONS_KEY, mark));
 }
 
-fn stored_lang() -> Lang {
+/// The language chosen before on this browser, else the first of the browser's languages the
+/// page speaks (a browser set to zh-TW opens in zh-TW), else English.
+fn opening_lang() -> Lang {
     dom::load(LANG_KEY)
         .as_deref()
         .and_then(Lang::from_code)
+        .or_else(|| Lang::from_browser(&dom::browser_languages()))
         .unwrap_or(Lang::En)
 }
 
@@ -148,6 +156,7 @@ fn set_root_attributes(lang: Lang, presenter: bool) {
         .and_then(|d| d.document_element())
     {
         let _ = root.set_attribute("lang", lang.code());
+        dom::set_title(t(lang, Text::PageTitle));
         let _ = root.set_attribute("class", if presenter { "presenter" } else { "" });
     }
 }

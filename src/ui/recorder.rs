@@ -86,6 +86,15 @@ impl Recorder {
     pub fn messages(&self) -> impl Iterator<Item = &Seen> {
         self.seen.values()
     }
+
+    /// The messages the space-time diagram shows at `now` (on the wire during its window), in
+    /// send order.
+    pub fn shown(&self, now: Millis) -> impl Iterator<Item = &Seen> {
+        let start = now.saturating_sub(WINDOW_MS);
+        self.messages().filter(move |s| {
+            s.message.arrive_ms >= start || s.vanished_ms.is_some_and(|v| v >= start)
+        })
+    }
 }
 
 #[cfg(test)]

@@ -239,21 +239,30 @@ pub fn partition_chip(view: &PartitionView) -> String {
     parts.join(" · ")
 }
 
-/// The kind of a log entry as its cell names it: the first word of the entry's summary
-/// (`put`, `del`, `txn`…; `pub` and `ver` for etcd's publish and cluster version), `conf`
-/// for a configuration change.
+/// The codes a log cell names an entry's kind with: the first word of the entry's summary and
+/// its code (etcd's own entries shortened to fit a cell); a configuration change is
+/// `CONF_CODE`. Any other first word is its own code, cut to five letters.
+pub const ENTRY_CODES: &[(&str, &str)] = &[
+    ("put", "put"),
+    ("del", "del"),
+    ("txn", "txn"),
+    ("noop", "noop"),
+    ("publish", "pub"),
+    ("cluster", "ver"),
+    ("compact", "cmp"),
+];
+pub const CONF_CODE: &str = "conf";
+
+/// The kind of a log entry as its cell names it (`ENTRY_CODES`).
 pub fn entry_kind_label(summary: &str, config: bool) -> String {
     if config {
-        return "conf".into();
+        return CONF_CODE.into();
     }
     let word = summary.split_whitespace().next().unwrap_or("");
-    // etcd's own entries, shortened to fit a cell.
-    let short = match word {
-        "publish" => "pub",
-        "cluster" => "ver",
-        "compact" => "cmp",
-        other => other,
-    };
+    let short = ENTRY_CODES
+        .iter()
+        .find(|(w, _)| *w == word)
+        .map_or(word, |(_, code)| code);
     short.chars().take(5).collect()
 }
 

@@ -1,6 +1,6 @@
 //! The rules tab: the Raft switches (each change starts a new run) and the invariant monitor.
 
-use super::i18n::{t, Lang, Text};
+use super::i18n::{property, t, violation, Lang, Text};
 use super::lab::Msg;
 use super::page::Dispatch;
 use super::share;
@@ -60,25 +60,24 @@ pub fn rules(
                         { for violations.iter().rev().take(8).map(|v| html! {
                             <li data-violation={v.property.name()}>
                                 <span class="when">{ format!("{:.2}s", v.time_ms as f64 / 1000.0) }</span>
-                                <strong>{ format!("✕ {}", v.property.name()) }</strong>
-                                { format!(": {}", v.detail) }
+                                <strong>{ "✕ " }</strong>{ violation(lang, v) }
                             </li>
                         }) }
                     </ul>
                 }
-                <p class="watched">{ property_list(monitor) }</p>
+                <p class="watched">{ property_list(monitor, lang) }</p>
             </div>
         </div>
     }
 }
 
-fn property_list(monitor: &Monitor) -> String {
+fn property_list(monitor: &Monitor, lang: Lang) -> String {
     monitor
         .properties()
         .into_iter()
         .map(|p: Property| {
             let mark = if monitor.saw(p) { "✕" } else { "✓" };
-            format!("{mark} {}", p.name())
+            format!("{mark} {}", property(lang, p))
         })
         .collect::<Vec<_>>()
         .join(" · ")

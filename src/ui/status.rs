@@ -1,7 +1,7 @@
 //! The run at a glance: the clock and the leader, the quorum meter, and the latest events and
 //! invariant violations, narrated.
 
-use super::i18n::{narrate, t, Lang, Text};
+use super::i18n::{leader_now, narrate, t, violation, Lang, Text};
 use super::lab::Msg;
 use super::page::Dispatch;
 use super::view::{self, Action, View, REPLAY_LEAD_MS};
@@ -16,10 +16,9 @@ pub fn clock(world: &World, view: &View, d: &Dispatch) -> Html {
         <div class="clock">
             <span class="label">{ t(lang, Text::VirtualTime) }</span>
             <span class="value" data-sim-time={world.now().to_string()}>{ format!("{:.2} s", world.now() as f64 / 1000.0) }</span>
-            <span class="leader-now" data-leader={world.leader().map(|l| l.to_string()).unwrap_or_default()}>{ match world.leader() {
-                Some(l) => format!("{}: {l}", t(lang, Text::Leader)),
-                None => t(lang, Text::NoLeader).to_string(),
-            } }</span>
+            <span class="leader-now" data-leader={world.leader().map(|l| l.to_string()).unwrap_or_default()}>{
+                leader_now(lang, world.leader().map(|l| l.to_string()).as_deref())
+            }</span>
             <span class="inflight">{ format!("{} {}", world.in_flight().len(), t(lang, Text::InFlight)) }</span>
         </div>
         { slow_motion_tools(world, view, d) }
@@ -139,11 +138,12 @@ pub fn events(world: &World, violations: &[Violation], lang: Lang) -> Html {
     html! {
         <div class="events panel">
             <h2>{ t(lang, Text::Events) }</h2>
-            <ol aria-live="polite" data-event-log="">
+            // Focusable, so the keyboard can scroll it (axe: scrollable-region-focusable).
+            <ol aria-live="polite" data-event-log="" tabindex="0" aria-label={t(lang, Text::Events)}>
                 { for violations.iter().rev().take(2).map(|v| html! {
                     <li class="violation" data-violation={v.property.name()}>
                         <span class="when">{ format!("{:.2}s", v.time_ms as f64 / 1000.0) }</span>
-                        { format!("✕ {v}") }
+                        { format!("✕ {}", violation(lang, v)) }
                     </li>
                 }) }
                 { for folded[shown..].iter().rev().map(|(latest, count, _)| {

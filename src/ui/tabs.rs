@@ -1,5 +1,6 @@
 //! The tabs of the side area and the panel each one shows.
 
+use super::a11y::{message_after_key, tab_after_key};
 use super::dom;
 use super::i18n::{t, Lang, Text};
 use super::lab::Lab;
@@ -19,15 +20,36 @@ const TABS: [(Tab, &str, Text); 7] = [
     (Tab::Kube, "kube", Text::TabKube),
 ];
 
+/// The panel every tab controls (one element: it shows the open tab's body).
+const PANEL_ID: &str = "tab-panel";
+
+fn tab_id(key: &str) -> String {
+    format!("tab-{key}")
+}
+
+/// The tab list, as the WAI-ARIA tabs pattern has it: one tab stop (the open tab; the others
+/// are reached with the arrow keys, Home and End, which open them too).
 pub fn tabs(current: Tab, lang: Lang, d: &Dispatch) -> Html {
     html! {
-        <div class="tabs" role="tablist">
-            { for TABS.iter().map(|(tab, key, label)| {
-                let (tab, d) = (*tab, d.clone());
+        <div class="tabs" role="tablist" aria-label={t(lang, Text::Panels)}>
+            { for TABS.iter().enumerate().map(|(at, (tab, key, label))| {
+                let (tab, selected) = (*tab, *tab == current);
+                let onclick = { let d = d.clone(); Callback::from(move |_: MouseEvent| d.dispatch(Action::SetTab(tab))) };
+                let onkeydown = {
+                    let d = d.clone();
+                    Callback::from(move |e: KeyboardEvent| {
+                        if let Some(next) = tab_after_key(&e.key(), at, TABS.len()) {
+                            e.prevent_default();
+                            let (tab, key, _) = TABS[next];
+                            d.dispatch(Action::SetTab(tab));
+                            dom::focus(&tab_id(key));
+                        }
+                    })
+                };
                 html! {
-                    <button role="tab" data-tab={*key} aria-selected={(tab == current).to_string()}
-                        class={classes!((tab == current).then_some("current"))}
-                        onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::SetTab(tab)))}>
+                    <button role="tab" id={tab_id(key)} data-tab={*key} aria-selected={selected.to_string()}
+                        aria-controls={PANEL_ID} tabindex={if selected { "0" } else { "-1" }}
+                        class={classes!(selected.then_some("current"))} {onclick} {onkeydown}>
                         { t(lang, *label) }
                     </button>
                 }
@@ -36,8 +58,22 @@ pub fn tabs(current: Tab, lang: Lang, d: &Dispatch) -> Html {
     }
 }
 
-/// The open tab's panel.
-pub fn body(lab: &Lab, view: &View, on_select: Callback<u64>, d: &Dispatch) -> Html {
+/// The open tab's panel, labelled by its tab.
+pub fn panel(lab: &Lab, view: &View, on_select: Callback<u64>, d: &Dispatch) -> Html {
+    let key = TABS
+        .iter()
+        .find(|(tab, _, _)| *tab == view.tab)
+        .map_or("logs", |(_, key, _)| *key);
+    html! {
+        // A tab stop of its own (WAI-ARIA tabs), so the keyboard scrolls a panel with no control.
+        <div class="tab-body" role="tabpanel" id={PANEL_ID} aria-labelledby={tab_id(key)} tabindex="0">
+            { body(lab, view, on_select, d) }
+        </div>
+    }
+}
+
+/// The open tab's body.
+fn body(lab: &Lab, view: &View, on_select: Callback<u64>, d: &Dispatch) -> Html {
     let (world, session, lang) = (lab.world(), lab.session(), view.lang);
     match view.tab {
         Tab::Logs => logs::render(world, view.log_focus, lang, d),
@@ -78,10 +114,27 @@ fn space_time(lab: &Lab, view: &View, on_select: Callback<u64>, d: &Dispatch) ->
         })
     };
     let recorder: &Recorder = lab.recorder();
+    // The keyboard walks the arrows (a tab stop per arrow would be hundreds of them).
+    let onkeydown = {
+        let ids: Vec<u64> = recorder
+            .shown(lab.world().now())
+            .map(|s| s.message.id)
+            .collect();
+        let (selected, on_select) = (view.selected_message, on_select.clone());
+        Callback::from(move |e: KeyboardEvent| {
+            if let Some(id) = message_after_key(&e.key(), &ids, selected) {
+                e.prevent_default();
+                on_select.emit(id);
+            }
+        })
+    };
     html! {
         <div class="space-time">
             <p class="muted">{ t(lang, Text::SpaceTimeHint) }</p>
-            { lamport::render(lab.world(), recorder, view.selected_message, lang, on_select) }
+            <div class="lamport-keys" tabindex="0" role="group" data-lamport-keys=""
+                aria-label={t(lang, Text::SpaceTimeKeys)} {onkeydown}>
+                { lamport::render(lab.world(), recorder, view.selected_message, lang, on_select) }
+            </div>
             <div class="button-row">
                 <button data-action="download-svg" onclick={save_svg}>{ t(lang, Text::DownloadSvg) }</button>
                 <button data-action="download-png" onclick={save_png}>{ t(lang, Text::DownloadPng) }</button>

@@ -5,7 +5,7 @@ use super::{Raft, Role, RoleName};
 use crate::base::{Index, MemberId, Term};
 use crate::raft::message::{Body, Message};
 use crate::raft::quorum::VoteResult;
-use crate::raft::ready::{NodeEvent, VoteRefusal};
+use crate::raft::ready::{NodeEvent, StepDown, VoteRefusal};
 use crate::raft::tracker::LeaderState;
 use std::collections::BTreeMap;
 
@@ -39,7 +39,7 @@ impl Raft {
         }
     }
 
-    pub(super) fn step_down(&mut self, term: Term, reason: &'static str) {
+    pub(super) fn step_down(&mut self, term: Term, reason: StepDown) {
         self.events.push(NodeEvent::SteppedDown { term, reason });
         self.become_follower(term, None);
     }

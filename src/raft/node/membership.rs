@@ -6,7 +6,7 @@ use crate::base::Index;
 use crate::raft::confchange::{ConfChange, ConfState};
 use crate::raft::log::EntryKind;
 use crate::raft::quorum::{JointConfig, Majority};
-use crate::raft::ready::NodeEvent;
+use crate::raft::ready::{NodeEvent, StepDown};
 use crate::raft::Role;
 
 impl Raft {
@@ -111,7 +111,7 @@ impl Raft {
             self.append_kinds(vec![(EntryKind::Config, cc.encode())]);
             self.bcast_append();
         } else if !self.conf.voters.contains(&self.id) {
-            self.step_down(self.term, "removed from the configuration");
+            self.step_down(self.term, StepDown::Removed);
         }
     }
 }

@@ -19,7 +19,7 @@ use super::message::{Body, Message};
 use super::progress::Progress;
 use super::quorum::JointConfig;
 use super::read_only::ReadState;
-use super::ready::{HardState, NodeEvent, Ready, Snapshot, VoteRefusal};
+use super::ready::{HardState, NodeEvent, Ready, Snapshot, StepDown, VoteRefusal};
 use super::tracker::LeaderState;
 use crate::base::{Index, MemberId, Rng, Term};
 use serde::Serialize;
@@ -299,10 +299,7 @@ impl Raft {
         if self.election_elapsed >= self.config.election_tick {
             self.election_elapsed = 0;
             if self.config.check_quorum && !self.quorum_active() {
-                self.step_down(
-                    self.term,
-                    "check-quorum: no quorum heard within an election timeout",
-                );
+                self.step_down(self.term, StepDown::CheckQuorum);
                 return;
             }
         }
