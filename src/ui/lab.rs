@@ -161,7 +161,10 @@ struct Playback {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Msg {
     /// A frame passed: `real_ms` of wall time, played at `pace`.
-    Frame { real_ms: f64, pace: Pace },
+    Frame {
+        real_ms: f64,
+        pace: Pace,
+    },
     Play,
     TogglePlay,
     Step,
@@ -513,7 +516,9 @@ impl Lab {
     /// projector laptop) would otherwise play a whole election before the class sees it.
     fn watched_frame(&mut self, mut real_ms: f64, pace: Pace) {
         let leader = self.world().leader();
-        let min_slice = (real_ms * pace.speed / MAX_SLICES_PER_FRAME).ceil().max(1.0);
+        let min_slice = (real_ms * pace.speed / MAX_SLICES_PER_FRAME)
+            .ceil()
+            .max(1.0);
         loop {
             let speed = pace.speed_in(self.world());
             let budget = self.carry_ms + real_ms * speed;
@@ -967,7 +972,11 @@ mod tests {
                 });
                 campaign_frames += usize::from(crate::ui::view::worth_slowing(lab.world()));
             }
-            assert_eq!(lab.world().now(), probe.now(), "{slow:?}: the frame ends there");
+            assert_eq!(
+                lab.world().now(),
+                probe.now(),
+                "{slow:?}: the frame ends there"
+            );
             if slow.is_some() {
                 assert!(
                     campaign_frames >= 5,

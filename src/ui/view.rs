@@ -162,7 +162,9 @@ impl View {
     pub fn pace(&self) -> Pace {
         Pace {
             speed: self.speed(),
-            slow: self.slow_motion_on().then(|| self.speed() * SLOW_MOTION_FACTOR),
+            slow: self
+                .slow_motion_on()
+                .then(|| self.speed() * SLOW_MOTION_FACTOR),
             stop_at_new_leader: self.pause_on_leader_change,
         }
     }
