@@ -513,3 +513,46 @@ fn db_sizes_follow_compaction_and_defrag() {
     assert!(holds(&s, "m1.db_size < start.m1.db_size", &base));
     assert!(holds(&s, "m2.db_size > m1.db_size", &base));
 }
+
+/// `wait until GOAL` stops at the first moment the goal holds: the same moment the page's
+/// single step finds, event by event.
+#[test]
+fn wait_until_stops_where_single_steps_first_meet_the_goal() {
+    let mut s = session();
+    s.execute("expect --mark", None);
+    s.execute("kill leader", None);
+    let mut stepped = s.clone();
+    let goal = "leaders == 1 and leader.term > start.leader.term";
+    let out = s.execute(&format!("wait until {goal}"), None);
+    assert_eq!(out, crate::console::Output::default(), "{goal}");
+    let base = stepped.mark();
+    while !holds(&stepped, goal, &base) {
+        assert!(stepped.step(), "the world ran out of events");
+    }
+    assert_eq!(s.world.now(), stepped.world.now());
+    assert!(holds(&s, goal, &s.mark()));
+    assert!(s.export_script().contains(&format!("wait until {goal}\n")));
+}
+
+#[test]
+fn wait_until_gives_up_after_the_limit_and_refuses_bad_goals() {
+    let mut s = session();
+    let start = s.world.now();
+    let out = s.execute("wait until members == 9", None);
+    assert_eq!(
+        out.stderr,
+        "Error: wait until: not within 60s: members == 9 is false (members is 3)\n"
+    );
+    assert_eq!(s.world.now(), start + crate::console::WAIT_LEADER_LIMIT_MS);
+    for (bad, why) in [
+        ("wait until", "until needs a goal"),
+        ("wait until m1.colour == red", "colour"),
+        ("wait until leader.term > red", "red"),
+    ] {
+        let before = s.world.now();
+        let out = s.execute(bad, None);
+        assert_eq!(out.code, 1, "{bad}");
+        assert!(out.stderr.contains(why), "{bad}: {:?}", out.stderr);
+        assert_eq!(s.world.now(), before, "{bad}: no time passes");
+    }
+}
