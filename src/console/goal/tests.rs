@@ -556,3 +556,22 @@ fn wait_until_gives_up_after_the_limit_and_refuses_bad_goals() {
         assert_eq!(s.world.now(), before, "{bad}: no time passes");
     }
 }
+
+/// A rewind to the middle of a `wait until` (or `wait leader`) lands there, as the same run
+/// with a plain wait would, and the branch forgets the wait.
+#[test]
+fn a_rewind_into_a_wait_until_stops_it_there() {
+    let mut s = Session::new(ClusterConfig::new(3, 1));
+    let mut plain = s.clone();
+    s.execute("wait until leaders == 1 and commits > 0", None);
+    let end = s.world.now();
+    s.rewind_to(end / 2).unwrap();
+    plain.execute(&format!("wait {}ms", end / 2), None);
+    assert_eq!(s.world.now(), end / 2);
+    assert_eq!(s.world.status(), plain.world.status());
+    assert!(!s.export_script().contains("until"));
+    s.execute("wait leader", None);
+    let end = s.world.now();
+    s.rewind_to(end - 1).unwrap();
+    assert_eq!(s.world.now(), end - 1);
+}
