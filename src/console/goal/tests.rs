@@ -555,6 +555,13 @@ fn wait_until_gives_up_after_the_limit_and_refuses_bad_goals() {
         assert!(out.stderr.contains(why), "{bad}: {:?}", out.stderr);
         assert_eq!(s.world.now(), before, "{bad}: no time passes");
     }
+    // Unanswerable only once a leader exists: the time it waited is part of the run.
+    s.execute("kill leader", None);
+    let before = s.world.now();
+    let out = s.execute("wait until leader > 1", None);
+    assert!(out.stderr.contains("leader > 1"), "{:?}", out.stderr);
+    assert!(s.world.now() > before);
+    assert!(s.export_script().ends_with("wait until leader > 1\n"));
 }
 
 /// A rewind to the middle of a `wait until` (or `wait leader`) lands there, as the same run
