@@ -38,6 +38,7 @@ fn the_contracts_examples_parse_and_print_back() {
         "elections >= 1",
         "new_pods(Running) >= 1 and pods(Pending) == 0",
         "writes(kubectl) == 1 and writes(*) > 3",
+        "violations(state-machine-safety) > start.violations(leader-completeness)",
         "pod(web-1).phase == Running",
         "deployment(web).ready == deployment(web).replicas",
         "ever leaders == 2",
@@ -581,4 +582,28 @@ fn a_rewind_into_a_wait_until_stops_it_there() {
     let end = s.world.now();
     s.rewind_to(end - 1).unwrap();
     assert_eq!(s.world.now(), end - 1);
+}
+
+/// `violations(PROPERTY)` counts one checker's reports: a member back from isolation with
+/// pre-vote off disrupts the leader (thesis §9.6), which breaks no safety property.
+#[test]
+fn violations_of_one_property() {
+    let mut config = ClusterConfig::new(3, 4);
+    config.pre_vote = false;
+    let mut s = Session::new(config);
+    s.watch_invariants();
+    let base = s.baseline();
+    for line in ["wait 2s", "isolate m3", "wait 6s", "heal"] {
+        s.execute(line, None);
+    }
+    let out = s.execute("wait until violations(disruption) > 0", None);
+    assert_eq!(out.code, 0, "{:?}", out.stderr);
+    assert!(holds(
+        &s,
+        "violations == violations(disruption) and violations(election-safety) == 0",
+        &base
+    ));
+    assert!(holds(&s, "start.violations(disruption) == 0", &base));
+    assert!(parse_error("violations(safety) > 0").contains("no such property"));
+    assert!(parse_error("violations(safety) > 0").contains("state-machine-safety"));
 }

@@ -161,7 +161,7 @@ impl Session {
 
     /// `wait until GOAL`: lets virtual time pass until `goal` holds against `base`, looking
     /// after each moment at which something happens (every event of that moment handled,
-    /// the control plane's ticks too), at most `limit_ms`. Whether it came to hold; a goal
+    /// the control plane's ticks too, the invariant checkers fed), at most `limit_ms`. Whether it came to hold; a goal
     /// no world could make hold is an error at once.
     pub(in crate::console) fn run_until_goal(
         &mut self,
@@ -186,9 +186,12 @@ impl Session {
                 Some(t) if t <= deadline => self.advance_until(t.max(self.world.now())),
                 _ => {
                     self.advance_until(deadline);
+                    self.observe();
                     return self.goal_holds(goal, base);
                 }
             }
+            // `violations` goals read the checkers, so they look at every moment too.
+            self.observe();
         }
     }
 
