@@ -588,9 +588,8 @@ fn a_rewind_into_a_wait_until_stops_it_there() {
 /// pre-vote off disrupts the leader (thesis §9.6), which breaks no safety property.
 #[test]
 fn violations_of_one_property() {
-    let mut config = ClusterConfig::new(3, 4);
-    config.pre_vote = false;
-    let mut s = Session::new(config);
+    let flags = ["--members", "3", "--seed", "4", "--no-pre-vote"];
+    let mut s = Session::new(ClusterConfig::default().with_flags(&flags).unwrap());
     s.watch_invariants();
     let base = s.baseline();
     for line in ["wait 2s", "isolate m3", "wait 6s", "heal"] {
