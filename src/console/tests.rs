@@ -649,3 +649,32 @@ fn ls_lists_the_working_directory_as_gnu_ls_does_into_a_pipe() {
     assert_eq!(missing.code, 2);
     assert_eq!(s.execute("ls -x", None).code, 2);
 }
+
+#[test]
+fn etcdctl_put_over_the_limits_gets_etcds_errors() {
+    // As etcd 3.4.23 answers (values from stdin): over 1.5 MiB the server refuses the
+    // request; at 2 MiB gRPC refuses to send it.
+    let mut s = session();
+    s.execute("wait leader", None);
+    let put = |s: &mut Session, n: usize| s.execute("etcdctl put big", Some(&"v".repeat(n)));
+    let out = put(&mut s, 1_600_000);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("\"error\":\"rpc error: code = InvalidArgument desc = etcdserver: request is too large\"}\n"));
+    assert!(out
+        .stderr
+        .ends_with("\nError: etcdserver: request is too large\n"));
+    let out = put(&mut s, 2 * 1024 * 1024);
+    let error = "rpc error: code = ResourceExhausted desc = trying to send message larger than max (2097162 vs. 2097152)";
+    assert!(
+        out.stderr.contains(&format!("\"error\":\"{error}\"}}\n")),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.ends_with(&format!("\nError: {error}\n")));
+    assert_eq!(
+        s.execute("etcdctl get big --keys-only", None).stdout,
+        "",
+        "nothing was written"
+    );
+    assert_eq!(put(&mut s, 1_572_837).stdout, "OK\n");
+}

@@ -255,7 +255,7 @@ impl Ctx<'_> {
             ClientError::DeadlineExceeded if self.member(ep).is_none() => {
                 "latest balancer error: all SubConns are in TransientFailure".to_string()
             }
-            other => other.to_string(),
+            other => other.desc(),
         };
         let target = if target_passthrough {
             format!("passthrough:///{ep}")
