@@ -678,3 +678,21 @@ fn etcdctl_put_over_the_limits_gets_etcds_errors() {
     );
     assert_eq!(put(&mut s, 1_572_837).stdout, "OK\n");
 }
+
+#[test]
+fn a_timeout_longer_than_the_longest_wait_is_refused_not_run() {
+    // Found by `raftlab fuzz --target etcdctl --seed 1` (input 2405): the watch ran for 68
+    // virtual years, holding the page.
+    let mut s = session();
+    s.execute("wait leader", None);
+    let before = s.world.now();
+    let out = s.execute("timeout 2147483647 etcdctl -w json watch w --prev-kv", None);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        "Error: timeout 2147483647: longer than the longest wait, 2h (wait again to go on)\n"
+    );
+    assert_eq!(s.world.now(), before, "nothing ran");
+    let out = s.execute("timeout 1 etcdctl watch w", None);
+    assert_eq!(out.code, 124, "a short timeout still runs the watch: {out:?}");
+}

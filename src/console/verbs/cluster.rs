@@ -14,6 +14,15 @@ enum Wait {
     For(Millis),
 }
 
+/// A wait past [`WAIT_LIMIT_MS`] (`wait 5h`, `timeout 99999 etcdctl watch`): it would hold
+/// the page for as long as it runs.
+pub fn too_long(what: &str) -> ConsoleError {
+    ConsoleError::failed(format!(
+        "{what}: longer than the longest wait, {}h (wait again to go on)",
+        WAIT_LIMIT_MS / 3_600_000
+    ))
+}
+
 fn parse_wait(call: &Call) -> Result<Wait, ConsoleError> {
     match call.args[..] {
         ["leader"] => Ok(Wait::Leader),
@@ -21,10 +30,7 @@ fn parse_wait(call: &Call) -> Result<Wait, ConsoleError> {
             let ms = parse_duration(duration)
                 .ok_or_else(|| ConsoleError::duration(duration, "500ms, 2s, 1h30m"))?;
             if ms > WAIT_LIMIT_MS {
-                return Err(ConsoleError::failed(format!(
-                    "wait {duration}: longer than the longest wait, {}h (wait again to go on)",
-                    WAIT_LIMIT_MS / 3_600_000
-                )));
+                return Err(too_long(&format!("wait {duration}")));
             }
             Ok(Wait::For(ms))
         }
