@@ -694,5 +694,30 @@ fn a_timeout_longer_than_the_longest_wait_is_refused_not_run() {
     );
     assert_eq!(s.world.now(), before, "nothing ran");
     let out = s.execute("timeout 1 etcdctl watch w", None);
-    assert_eq!(out.code, 124, "a short timeout still runs the watch: {out:?}");
+    assert_eq!(
+        out.code, 124,
+        "a short timeout still runs the watch: {out:?}"
+    );
+}
+
+#[test]
+fn a_command_timeout_longer_than_the_longest_wait_is_refused_not_run() {
+    // A put to a member cut off from the quorum waits its whole --command-timeout.
+    let mut s = session();
+    s.execute("wait leader", None);
+    s.execute("partition m1 | m2,m3", None);
+    let before = s.world.now();
+    let out = s.execute(
+        "etcdctl --endpoints=m1 --command-timeout=1000000h put a b",
+        None,
+    );
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.ends_with(
+            "Error: --command-timeout=1000000h: longer than the longest wait, 2h (wait again to go on)\n"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(s.world.now(), before, "nothing ran");
 }

@@ -14,13 +14,8 @@ enum Wait {
     For(Millis),
 }
 
-/// A wait past [`WAIT_LIMIT_MS`] (`wait 5h`, `timeout 99999 etcdctl watch`): it would hold
-/// the page for as long as it runs.
 pub fn too_long(what: &str) -> ConsoleError {
-    ConsoleError::failed(format!(
-        "{what}: longer than the longest wait, {}h (wait again to go on)",
-        WAIT_LIMIT_MS / 3_600_000
-    ))
+    ConsoleError::failed(crate::console::longer_than_the_longest_wait(what))
 }
 
 fn parse_wait(call: &Call) -> Result<Wait, ConsoleError> {
