@@ -24,7 +24,7 @@ pub const USAGE: &str = "usage: raftlab fuzz [--target NAME|all] [--iterations N
 
 Feeds N inputs (default 10000) to each target, made by changing real inputs from the
 transcripts under --corpus (default tests/testdata); input I depends only on the seed and I.
-Exit code 1 if any input panicked or ran longer than --timeout seconds (default 20).";
+Exit code 1 if any input panicked or ran longer than --timeout seconds (default 60).";
 
 struct Args {
     targets: Vec<&'static Target>,
@@ -41,7 +41,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         iterations: 10_000,
         seed: 1,
         from: 0,
-        timeout: Duration::from_secs(20),
+        timeout: Duration::from_secs(60),
         corpus: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/testdata")),
     };
     let mut words = args.iter();
