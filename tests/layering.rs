@@ -21,7 +21,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
-            "base", "etcd", "kube", "sim", "check", "console", "raft", "mvcc", "lesson",
+            "base", "etcd", "kube", "sim", "check", "console", "raft", "mvcc", "lesson", "ui",
         ],
     ),
     (

@@ -1,6 +1,8 @@
 //! The native command-line tool: `raftlab run [--members N] [--seed S] [--echo]
-//! [--trace out.json] [FILE|-]`, and `raftlab lesson list|check` ([`lesson`]).
+//! [--trace out.json] [FILE|-]`, `raftlab lesson list|check` ([`lesson`]) and
+//! `raftlab fuzz` ([`fuzz`]).
 
+pub mod fuzz;
 pub mod lesson;
 pub mod memory;
 
@@ -28,9 +30,12 @@ One command per line (`leader` names the current leader wherever a MEMBER goes):
 {verbs}
 With --echo every command is shown as `$ line`, then its output, then `[exit N]` if N != 0.
 
-{lesson}",
+{lesson}
+
+{fuzz}",
         verbs = crate::console::verbs::help(),
-        lesson = lesson::USAGE
+        lesson = lesson::USAGE,
+        fuzz = fuzz::USAGE
     )
 }
 
@@ -80,9 +85,13 @@ pub fn main() -> i32 {
     let mut parser = lexopt::Parser::from_env();
     match parser.next() {
         Ok(Some(lexopt::Arg::Value(cmd))) if cmd == "run" => {}
-        Ok(Some(lexopt::Arg::Value(cmd))) if cmd == "lesson" => {
+        Ok(Some(lexopt::Arg::Value(cmd))) if cmd == "lesson" || cmd == "fuzz" => {
             let rest: Vec<String> = std::env::args().skip(2).collect();
-            let (stdout, stderr, code) = lesson::main(&rest);
+            let (stdout, stderr, code) = if cmd == "lesson" {
+                lesson::main(&rest)
+            } else {
+                fuzz::main(&rest)
+            };
             print!("{stdout}");
             eprint!("{stderr}");
             return code;

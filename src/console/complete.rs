@@ -17,9 +17,11 @@ pub struct Completion {
 
 /// Completes the last word of `line`; `members` are the members' names.
 pub fn complete(line: &str, members: &[String]) -> Completion {
+    // Past the separator's last byte: a Unicode space (U+2028, U+0085) is more than one.
     let cut = line
-        .rfind(|c: char| c.is_whitespace() || c == ',' || c == '|' || c == '=')
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rfind(|(_, c)| c.is_whitespace() || *c == ',' || *c == '|' || *c == '=')
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let (head, word) = line.split_at(cut);
     let before: Vec<&str> = head.split_whitespace().collect();
     let mut fits: Vec<String> = pool(&before, members)
@@ -114,6 +116,15 @@ fn kubectl(typed: &[&str]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_unicode_space_before_the_word_is_no_panic() {
+        // Found by `raftlab fuzz --target verbs --seed 1` (input 31) and `--target kubectl`.
+        let done = complete("i\u{2028}s", &members());
+        assert_eq!(done.line, "i\u{2028}s");
+        assert_eq!(complete("s\u{85}i", &members()).line, "s\u{85}i");
+        assert_eq!(complete("kill\u{2028}m", &members()).candidates.len(), 3);
+    }
 
     fn members() -> Vec<String> {
         vec!["m1".into(), "m2".into(), "m3".into()]

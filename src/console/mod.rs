@@ -89,5 +89,14 @@ pub const WAIT_LEADER_LIMIT_MS: Millis = 60_000;
 /// slack), a wait is a typo, and it would hold the page for as long as it runs.
 pub const WAIT_LIMIT_MS: Millis = 2 * 3_600_000;
 
+/// The error for a wait past [`WAIT_LIMIT_MS`] (`wait 5h`, `timeout 99999 etcdctl watch`,
+/// `--command-timeout=1000000h`): it would hold the page for as long as it runs.
+fn longer_than_the_longest_wait(what: &str) -> String {
+    format!(
+        "{what}: longer than the longest wait, {}h (wait again to go on)",
+        WAIT_LIMIT_MS / 3_600_000
+    )
+}
+
 #[cfg(test)]
 mod tests;

@@ -649,3 +649,75 @@ fn ls_lists_the_working_directory_as_gnu_ls_does_into_a_pipe() {
     assert_eq!(missing.code, 2);
     assert_eq!(s.execute("ls -x", None).code, 2);
 }
+
+#[test]
+fn etcdctl_put_over_the_limits_gets_etcds_errors() {
+    // As etcd 3.4.23 answers (values from stdin): over 1.5 MiB the server refuses the
+    // request; at 2 MiB gRPC refuses to send it.
+    let mut s = session();
+    s.execute("wait leader", None);
+    let put = |s: &mut Session, n: usize| s.execute("etcdctl put big", Some(&"v".repeat(n)));
+    let out = put(&mut s, 1_600_000);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("\"error\":\"rpc error: code = InvalidArgument desc = etcdserver: request is too large\"}\n"));
+    assert!(out
+        .stderr
+        .ends_with("\nError: etcdserver: request is too large\n"));
+    let out = put(&mut s, 2 * 1024 * 1024);
+    let error = "rpc error: code = ResourceExhausted desc = trying to send message larger than max (2097162 vs. 2097152)";
+    assert!(
+        out.stderr.contains(&format!("\"error\":\"{error}\"}}\n")),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.ends_with(&format!("\nError: {error}\n")));
+    assert_eq!(
+        s.execute("etcdctl get big --keys-only", None).stdout,
+        "",
+        "nothing was written"
+    );
+    assert_eq!(put(&mut s, 1_572_837).stdout, "OK\n");
+}
+
+#[test]
+fn a_timeout_longer_than_the_longest_wait_is_refused_not_run() {
+    // Found by `raftlab fuzz --target etcdctl --seed 1` (input 2405): the watch ran for 68
+    // virtual years, holding the page.
+    let mut s = session();
+    s.execute("wait leader", None);
+    let before = s.world.now();
+    let out = s.execute("timeout 2147483647 etcdctl -w json watch w --prev-kv", None);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        "Error: timeout 2147483647: longer than the longest wait, 2h (wait again to go on)\n"
+    );
+    assert_eq!(s.world.now(), before, "nothing ran");
+    let out = s.execute("timeout 1 etcdctl watch w", None);
+    assert_eq!(
+        out.code, 124,
+        "a short timeout still runs the watch: {out:?}"
+    );
+}
+
+#[test]
+fn a_command_timeout_longer_than_the_longest_wait_is_refused_not_run() {
+    // A put to a member cut off from the quorum waits its whole --command-timeout.
+    let mut s = session();
+    s.execute("wait leader", None);
+    s.execute("partition m1 | m2,m3", None);
+    let before = s.world.now();
+    let out = s.execute(
+        "etcdctl --endpoints=m1 --command-timeout=1000000h put a b",
+        None,
+    );
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.ends_with(
+            "Error: --command-timeout=1000000h: longer than the longest wait, 2h (wait again to go on)\n"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(s.world.now(), before, "nothing ran");
+}

@@ -64,6 +64,8 @@ pub enum ClientError {
     PeerUrlExists,
     /// etcdserver: unhealthy cluster / other refusals of the simulator.
     Refused(String),
+    /// A request over gRPC's send limit: refused by the client before it is sent.
+    MessageTooLarge { bytes: usize },
 }
 
 impl fmt::Display for ClientError {
@@ -82,6 +84,13 @@ impl fmt::Display for ClientError {
             }
             ClientError::PeerUrlExists => f.write_str("etcdserver: Peer URLs already exists"),
             ClientError::Refused(why) => f.write_str(why),
+            // Not one of etcd's errors: clientv3 gives gRPC's status as it is.
+            ClientError::MessageTooLarge { .. } => write!(
+                f,
+                "rpc error: code = {} desc = {}",
+                self.grpc_code(),
+                self.desc()
+            ),
         }
     }
 }
@@ -104,6 +113,18 @@ impl ClientError {
             ClientError::LearnerNotReady | ClientError::NotALearner => "FailedPrecondition",
             ClientError::PeerUrlExists => "FailedPrecondition",
             ClientError::Refused(_) => "Unknown",
+            ClientError::MessageTooLarge { .. } => "ResourceExhausted",
+        }
+    }
+
+    /// The gRPC status message (what the client's warning line quotes after `desc =`).
+    pub fn desc(&self) -> String {
+        match self {
+            ClientError::MessageTooLarge { bytes } => format!(
+                "trying to send message larger than max ({bytes} vs. {})",
+                mvcc::MAX_CALL_SEND_BYTES
+            ),
+            other => other.to_string(),
         }
     }
 }
@@ -230,6 +251,10 @@ impl Cluster {
         serializable: bool,
         timeout_ms: Millis,
     ) -> Result<(Reply<Response>, Option<EntryId>), ClientError> {
+        let bytes = mvcc::grpc_request_bytes(&req);
+        if bytes > mvcc::MAX_CALL_SEND_BYTES {
+            return Err(ClientError::MessageTooLarge { bytes });
+        }
         mvcc::validate(&req).map_err(ClientError::Server)?;
         self.reachable(ep, timeout_ms)?;
         let read_only = match &req {
@@ -244,6 +269,9 @@ impl Cluster {
         }
         if let Some(Err(e)) = self.process(ep).map(|m| m.store.check_quota(&req)) {
             return Err(ClientError::Server(e));
+        }
+        if mvcc::raft_request_bytes(&req) > mvcc::MAX_REQUEST_BYTES {
+            return Err(ClientError::Server(MvccError::RequestTooLarge));
         }
         let id = self.member_mut(ep, |m, ctx| {
             let id = m.next_request_id();
@@ -937,6 +965,26 @@ mod tests {
             false,
             REQUEST_TIMEOUT_MS,
         )
+    }
+
+    #[test]
+    fn a_write_over_1_5_mib_is_refused_as_etcd_refuses_it() {
+        let mut c = cluster(3, 1);
+        let ep = c.leader().expect("leader");
+        let big = "x".repeat(mvcc::MAX_REQUEST_BYTES);
+        let err = put(&mut c, ep, "big", &big).expect_err("over the limit");
+        assert_eq!(err.to_string(), "etcdserver: request is too large");
+        assert_eq!(err.grpc_code(), "InvalidArgument");
+        let revision = c.process(ep).map(|m| m.store.revision());
+        assert!(
+            put(&mut c, ep, "big", &big[..1024 * 1024]).is_ok(),
+            "1 MiB fits"
+        );
+        assert_eq!(
+            c.process(ep).map(|m| m.store.revision()),
+            revision.map(|r| r + 1),
+            "only the write that fits made a revision"
+        );
     }
 
     fn get(

@@ -21,6 +21,8 @@ pub enum MvccError {
     LeaseProvided,
     /// More than 128 compares or ops in one branch of a txn.
     TooManyOps,
+    /// A write whose Raft request is over `--max-request-bytes` (1.5 MiB).
+    RequestTooLarge,
     /// A txn writes one key twice, or puts a key it also deletes.
     DuplicateKey,
     /// The lease does not exist (any more).
@@ -47,6 +49,7 @@ impl MvccError {
             | MvccError::ValueProvided
             | MvccError::LeaseProvided
             | MvccError::TooManyOps
+            | MvccError::RequestTooLarge
             | MvccError::DuplicateKey => "InvalidArgument",
             MvccError::LeaseNotFound => "NotFound",
             MvccError::LeaseExists => "FailedPrecondition",
@@ -66,6 +69,7 @@ impl fmt::Display for MvccError {
             MvccError::ValueProvided => "etcdserver: value is provided",
             MvccError::LeaseProvided => "etcdserver: lease is provided",
             MvccError::TooManyOps => "etcdserver: too many operations in txn request",
+            MvccError::RequestTooLarge => "etcdserver: request is too large",
             MvccError::DuplicateKey => "etcdserver: duplicate key given in txn request",
             MvccError::LeaseNotFound => "etcdserver: requested lease not found",
             MvccError::LeaseExists => "etcdserver: lease already exists",

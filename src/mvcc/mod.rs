@@ -19,6 +19,7 @@ mod key_index;
 mod kv;
 mod lease;
 mod request;
+mod request_size;
 mod size;
 mod snapshot;
 mod store;
@@ -34,6 +35,9 @@ pub use key_index::{Generation, IndexError, KeyIndex};
 pub use kv::{prefix_range_end, Crc32c, KeyValue, LeaseId, Rev};
 pub use lease::{LeaseTimeToLive, FOREVER_TTL_S};
 pub use request::*;
+pub use request_size::{
+    grpc_request_bytes, raft_request_bytes, MAX_CALL_SEND_BYTES, MAX_REQUEST_BYTES,
+};
 pub use size::PAGE_BYTES;
 pub use store::{
     in_range, txn_is_read_only, DbSize, HashKv, Store, StoreConfig, StoreView, DEFAULT_QUOTA_BYTES,

@@ -255,7 +255,7 @@ impl Ctx<'_> {
             ClientError::DeadlineExceeded if self.member(ep).is_none() => {
                 "latest balancer error: all SubConns are in TransientFailure".to_string()
             }
-            other => other.to_string(),
+            other => other.desc(),
         };
         let target = if target_passthrough {
             format!("passthrough:///{ep}")
@@ -870,6 +870,10 @@ fn apply_globals(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     }
     if let Some(t) = p.str("command-timeout") {
         ctx.command_timeout_ms = crate::base::parse_go_duration_ms(t).unwrap_or(5_000);
+        if ctx.command_timeout_ms > super::WAIT_LIMIT_MS {
+            let what = format!("--command-timeout={t}");
+            return Err(Exit::new(1, super::longer_than_the_longest_wait(&what)));
+        }
     }
     ctx.printer.hex = p.bool("hex");
     Ok(())

@@ -18,6 +18,10 @@ enum Wait {
     Until(Goal),
 }
 
+pub fn too_long(what: &str) -> ConsoleError {
+    ConsoleError::failed(crate::console::longer_than_the_longest_wait(what))
+}
+
 fn parse_wait(call: &Call) -> Result<Wait, ConsoleError> {
     match call.args[..] {
         ["leader"] => Ok(Wait::Leader),
@@ -27,10 +31,7 @@ fn parse_wait(call: &Call) -> Result<Wait, ConsoleError> {
             let ms = parse_duration(duration)
                 .ok_or_else(|| ConsoleError::duration(duration, "500ms, 2s, 1h30m"))?;
             if ms > WAIT_LIMIT_MS {
-                return Err(ConsoleError::failed(format!(
-                    "wait {duration}: longer than the longest wait, {}h (wait again to go on)",
-                    WAIT_LIMIT_MS / 3_600_000
-                )));
+                return Err(too_long(&format!("wait {duration}")));
             }
             Ok(Wait::For(ms))
         }

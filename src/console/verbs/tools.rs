@@ -57,6 +57,9 @@ pub fn timeout(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
         Err(_) => parse_duration(secs),
     };
     let out = match limit {
+        Some(limit) if limit > crate::console::WAIT_LIMIT_MS => {
+            return Err(super::cluster::too_long(&format!("timeout {secs}")));
+        }
         Some(limit) => etcdctl::etcdctl_timeout(s, rest, call.stdin, limit),
         None => Output {
             stderr: format!("timeout: invalid time interval '{secs}'\n"),

@@ -1,0 +1,369 @@
+//! `raftlab fuzz`: a seeded, grammar-aware fuzzer over every parser and the engine behind
+//! it. Input `i` of a run is made from the seed and `i` alone, so any input can be made again
+//! (`--from I --iterations 1`). A panic is caught, shrunk to the smallest input that still
+//! panics at the same place, and reported with its target, seed and iteration; an input that
+//! runs longer than `--timeout` seconds is reported as a hang. Either makes the exit code 1.
+
+mod corpus;
+mod mutate;
+mod shrink;
+mod targets;
+
+use crate::base::Rng;
+use corpus::Corpus;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use targets::{Form, Target, TARGETS};
+
+pub const USAGE: &str = "usage: raftlab fuzz [--target NAME|all] [--iterations N] [--seed S]
+                    [--from I] [--timeout SECS] [--corpus DIR]
+       raftlab fuzz --list
+
+Feeds N inputs (default 10000) to each target, made by changing real inputs from the
+transcripts under --corpus (default tests/testdata); input I depends only on the seed and I.
+Exit code 1 if any input panicked or ran longer than --timeout seconds (default 60).";
+
+struct Args {
+    targets: Vec<&'static Target>,
+    iterations: u64,
+    seed: u64,
+    from: u64,
+    timeout: Duration,
+    corpus: PathBuf,
+}
+
+fn parse(args: &[String]) -> Result<Args, String> {
+    let mut parsed = Args {
+        targets: TARGETS.iter().collect(),
+        iterations: 10_000,
+        seed: 1,
+        from: 0,
+        timeout: Duration::from_secs(60),
+        corpus: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/testdata")),
+    };
+    let mut words = args.iter();
+    while let Some(flag) = words.next() {
+        let mut value = || words.next().ok_or_else(|| format!("{flag} needs a value"));
+        let number = |v: &String| v.parse::<u64>().map_err(|e| format!("{flag} {v}: {e}"));
+        match flag.as_str() {
+            "--target" => parsed.targets = pick_targets(value()?)?,
+            "--iterations" => parsed.iterations = number(value()?)?,
+            "--seed" => parsed.seed = number(value()?)?,
+            "--from" => parsed.from = number(value()?)?,
+            "--timeout" => parsed.timeout = Duration::from_secs(number(value()?)?),
+            "--corpus" => parsed.corpus = value()?.into(),
+            _ => return Err(format!("unknown flag {flag:?}")),
+        }
+    }
+    Ok(parsed)
+}
+
+fn pick_targets(names: &str) -> Result<Vec<&'static Target>, String> {
+    if names == "all" {
+        return Ok(TARGETS.iter().collect());
+    }
+    names
+        .split(',')
+        .map(|n| targets::find(n).ok_or_else(|| format!("no target {n:?} (see --list)")))
+        .collect()
+}
+
+/// Runs `raftlab fuzz ARGS`; gives stdout, stderr and the exit code.
+pub fn main(args: &[String]) -> (String, String, i32) {
+    if args.iter().any(|a| a == "--list") {
+        let list: String = TARGETS
+            .iter()
+            .map(|t| format!("{:<11}{}\n", t.name, t.about))
+            .collect();
+        return (list, String::new(), 0);
+    }
+    if !cfg!(panic = "unwind") {
+        // The release profile aborts on panic, which no harness can catch.
+        let hint = "raftlab fuzz: this build aborts on panic; build it with --profile fuzz\n";
+        return (String::new(), hint.into(), 2);
+    }
+    let args = match parse(args) {
+        Ok(args) => args,
+        Err(e) => return (String::new(), format!("raftlab fuzz: {e}\n{USAGE}\n"), 2),
+    };
+    let corpus = match Corpus::read(&args.corpus) {
+        Ok(c) => Arc::new(c),
+        Err(e) => return (String::new(), format!("raftlab fuzz: {e}\n"), 2),
+    };
+    silence_panics();
+    let mut failed = false;
+    for target in &args.targets {
+        failed |= !fuzz_target(target, &args, &corpus);
+    }
+    (String::new(), String::new(), i32::from(failed))
+}
+
+/// What a target's inputs are made from.
+struct Job {
+    target: &'static Target,
+    seeds: Vec<Vec<u8>>,
+    donors: Vec<String>,
+    seed: u64,
+}
+
+impl Job {
+    /// Input `i`: one of the seeds, changed; depends only on the run's seed and `i`.
+    fn input(&self, i: u64) -> Vec<u8> {
+        let mut rng = Rng::derive(self.seed, &format!("{}#{i}", self.target.name));
+        let original = rng.pick(&self.seeds).cloned().unwrap_or_default();
+        let as_bytes = match self.target.form {
+            Form::Bytes => true,
+            Form::Either => rng.chance(0.25),
+            Form::Text => false,
+        };
+        if as_bytes {
+            mutate::bytes(&mut rng, &original)
+        } else {
+            let text = String::from_utf8_lossy(&original);
+            mutate::text(&mut rng, &text, &self.donors).into_bytes()
+        }
+    }
+}
+
+/// The message and place of the last panic, kept by the hook instead of printed.
+static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
+fn silence_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let place = crate_frame()
+            .unwrap_or_else(|| info.location().map(ToString::to_string).unwrap_or_default());
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = Some(format!("{message} (at {place})"));
+        }
+    }));
+}
+
+/// The innermost function of this crate on the stack (the harness aside): where a panic
+/// inside the standard library (a bad slice index) was called from.
+fn crate_frame() -> Option<String> {
+    let trace = std::backtrace::Backtrace::force_capture().to_string();
+    let mut frames = trace.lines().map(str::trim);
+    while let Some(line) = frames.next() {
+        let Some((_, function)) = line.split_once(": ") else {
+            continue;
+        };
+        if function.starts_with("raftlab::") && !function.starts_with("raftlab::cli::fuzz") {
+            let function = function.rsplit_once("::h").map_or(function, |(f, _)| f);
+            let file = frames.next().filter(|l| l.starts_with("at "));
+            return Some(file.map_or(function.to_string(), |f| format!("{function} {f}")));
+        }
+    }
+    None
+}
+
+/// Runs one input; the panic's message and place if it panicked.
+fn panics(target: &Target, base: &crate::console::Session, input: &[u8]) -> Option<String> {
+    let caught = catch_unwind(AssertUnwindSafe(|| (target.run)(base, input)));
+    caught.is_err().then(|| {
+        LAST_PANIC
+            .lock()
+            .ok()
+            .and_then(|mut l| l.take())
+            .unwrap_or_default()
+    })
+}
+
+/// The iteration the worker is on, plus one (0: none being watched).
+struct Progress {
+    current: AtomicU64,
+}
+
+/// Fuzzes one target; false if an input panicked or hung.
+// The harness measures the wall time of a run (its rate, the hang guard), never the engine.
+#[allow(clippy::disallowed_methods)]
+fn fuzz_target(target: &'static Target, args: &Args, corpus: &Arc<Corpus>) -> bool {
+    let job = Arc::new(Job {
+        target,
+        seeds: (target.seeds)(corpus),
+        donors: corpus.lines.clone(),
+        seed: args.seed,
+    });
+    if job.seeds.is_empty() {
+        eprintln!(
+            "fuzz {}: no inputs to start from in the corpus",
+            target.name
+        );
+        return false;
+    }
+    let progress = Arc::new(Progress {
+        current: AtomicU64::new(0),
+    });
+    let started = Instant::now();
+    let worker = {
+        let (job, progress, corpus) = (job.clone(), progress.clone(), corpus.clone());
+        let (from, count) = (args.from, args.iterations);
+        std::thread::spawn(move || run_inputs(&job, &corpus, &progress, from, count))
+    };
+    watch(&job, &progress, &worker, args.timeout);
+    let panicked = worker.join().unwrap_or(1);
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "fuzz {}: {} inputs (seed {}, from {}), {panicked} panicked, {:.0} inputs/s ({seconds:.1} s)",
+        target.name,
+        args.iterations,
+        args.seed,
+        args.from,
+        args.iterations as f64 / seconds.max(1e-9)
+    );
+    panicked == 0
+}
+
+/// Waits for the worker; exits the process with a report if one input runs too long.
+#[allow(clippy::disallowed_methods)]
+fn watch(job: &Job, progress: &Progress, worker: &std::thread::JoinHandle<u64>, timeout: Duration) {
+    let (mut seen, mut since) = (0, Instant::now());
+    while !worker.is_finished() {
+        std::thread::sleep(Duration::from_millis(50));
+        let now = progress.current.load(Ordering::Relaxed);
+        if now != seen {
+            (seen, since) = (now, Instant::now());
+        } else if now != 0 && since.elapsed() > timeout {
+            let i = now - 1;
+            eprintln!(
+                "fuzz {}: HANG: input {i} (seed {}) ran over {} s\n  input: {}",
+                job.target.name,
+                job.seed,
+                timeout.as_secs(),
+                shown(&job.input(i))
+            );
+            std::process::exit(1);
+        }
+    }
+}
+
+/// The worker: runs inputs `from..from + count`; gives how many panicked.
+fn run_inputs(job: &Job, corpus: &Corpus, progress: &Progress, from: u64, count: u64) -> u64 {
+    let base = (job.target.prepare)(corpus);
+    let mut panicked = 0;
+    let mut places: Vec<String> = Vec::new();
+    for i in from..from.saturating_add(count) {
+        let input = job.input(i);
+        progress.current.store(i + 1, Ordering::Relaxed);
+        let Some(message) = panics(job.target, &base, &input) else {
+            continue;
+        };
+        panicked += 1;
+        progress.current.store(0, Ordering::Relaxed);
+        let place = place_of(&message);
+        if places.contains(&place) {
+            eprintln!(
+                "fuzz {}: input {i} panicked again at {place}",
+                job.target.name
+            );
+            continue;
+        }
+        places.push(place.clone());
+        let smallest = shrink::shrink(&input, job.target.form, &mut |candidate| {
+            panics(job.target, &base, candidate).is_some_and(|m| place_of(&m) == place)
+        });
+        eprintln!(
+            "fuzz {}: PANIC: input {i} (seed {}): {message}\n  input: {}\n  smallest input: {}\n  again: raftlab fuzz --target {} --seed {} --from {i} --iterations 1",
+            job.target.name,
+            job.seed,
+            shown(&input),
+            shown(&smallest),
+            job.target.name,
+            job.seed
+        );
+    }
+    panicked
+}
+
+/// The `(at file:line:col)` a panic message ends with.
+fn place_of(message: &str) -> String {
+    message
+        .rsplit_once(" (at ")
+        .map_or(message, |(_, place)| place)
+        .to_string()
+}
+
+/// An input as a Rust literal (escapes for control characters and bytes), cut if huge.
+fn shown(input: &[u8]) -> String {
+    const MAX: usize = 2_000;
+    let text = match std::str::from_utf8(input) {
+        Ok(text) => format!("{text:?}"),
+        Err(_) => format!("bytes {input:02x?}"),
+    };
+    if text.len() > MAX {
+        let cut = (0..=MAX)
+            .rev()
+            .find(|i| text.is_char_boundary(*i))
+            .unwrap_or(0);
+        format!("{}… ({} bytes in all)", &text[..cut], input.len())
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A parser with a planted bug: a `!` in a word that also has a digit.
+    static BUGGY: Target = Target {
+        name: "buggy",
+        about: "a planted bug",
+        seeds: |_| vec![b"etcdctl put key1 value --lease=7".to_vec()],
+        form: Form::Text,
+        prepare: |_| crate::console::Session::new(crate::etcd::ClusterConfig::new(1, 1)),
+        run: |_, input| {
+            let text = String::from_utf8_lossy(input);
+            assert!(
+                !text.split(' ').any(|w| w.contains('!') && w.contains('1')),
+                "planted"
+            );
+        },
+    };
+
+    #[test]
+    fn a_planted_panic_is_caught_counted_and_reproducible() {
+        silence_panics();
+        let corpus = Corpus::default();
+        let job = Job {
+            target: &BUGGY,
+            seeds: (BUGGY.seeds)(&corpus),
+            donors: vec!["a!b 1".into()],
+            seed: 4,
+        };
+        let progress = Progress {
+            current: AtomicU64::new(0),
+        };
+        let panicked = run_inputs(&job, &corpus, &progress, 0, 3_000);
+        assert!(panicked > 0, "the planted bug was never hit (seed 4)");
+        let first = (0..3_000)
+            .find(|i| panics(&BUGGY, &(BUGGY.prepare)(&corpus), &job.input(*i)).is_some())
+            .expect("the same inputs panic again");
+        assert_eq!(
+            job.input(first),
+            job.input(first),
+            "input {first} is made again"
+        );
+    }
+
+    #[test]
+    fn unknown_targets_and_flags_are_usage_errors() {
+        let (_, err, code) = main(&["--target".into(), "nope".into()]);
+        assert_eq!(code, 2);
+        assert!(err.contains("no target \"nope\""), "{err}");
+        let (_, err, code) = main(&["--iterations".into()]);
+        assert_eq!(code, 2);
+        assert!(err.contains("--iterations needs a value"), "{err}");
+        let (list, _, code) = main(&["--list".into()]);
+        assert_eq!(code, 0);
+        assert_eq!(list.lines().count(), TARGETS.len());
+    }
+}
