@@ -343,6 +343,11 @@ fn label(f: &Flag) -> String {
     }
 }
 
+/// Sets a flag from its `ETCDCTL_*` variable, as pflag's `Set` would from the line.
+pub fn set_from_env(out: &mut Parsed, f: &'static Flag, value: &str) -> Result<(), FlagError> {
+    set(out, f, value.to_string(), &label(f))
+}
+
 fn set(out: &mut Parsed, f: &'static Flag, value: String, label: &str) -> Result<(), FlagError> {
     let invalid = |why: String| {
         FlagError(format!(

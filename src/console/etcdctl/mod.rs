@@ -10,6 +10,7 @@
 
 pub(super) mod args;
 pub mod endpoint;
+mod env;
 mod etcdutl;
 mod kv;
 mod lease;
@@ -19,6 +20,7 @@ mod watch;
 
 use crate::base::time::rfc3339_millis;
 use crate::base::{MemberId, Millis};
+use crate::console::shell::env::Env;
 use crate::console::{Aside, Output, Session};
 use crate::etcd::{ClientError, Cluster, EPOCH_UNIX_MS};
 use args::{flag, short, FlagError, Kind, Parsed, Spec};
@@ -40,13 +42,12 @@ pub const EXIT_TIMEOUT: i32 = 124;
 pub const DEFAULT_STREAM_MS: Millis = 2_000;
 
 /// `etcdctl ARGS` with `stdin`: streams stop after [`DEFAULT_STREAM_MS`] and exit 0.
-pub fn etcdctl(session: &mut Session, args: &[String], stdin: Option<&str>) -> Output {
+pub fn etcdctl(session: &mut Session, args: &[String], stdin: Option<&str>, env: &Env) -> Output {
     let mut files = std::mem::take(&mut session.files);
     let out = run_etcdctl(
         &mut session.world,
         &mut files,
-        args,
-        stdin,
+        Invocation { args, stdin, env },
         Stop::Default(DEFAULT_STREAM_MS),
     );
     session.files = files;
@@ -59,14 +60,14 @@ pub fn etcdctl_timeout(
     session: &mut Session,
     args: &[String],
     stdin: Option<&str>,
+    env: &Env,
     limit_ms: Millis,
 ) -> Output {
     let mut files = std::mem::take(&mut session.files);
     let out = run_etcdctl(
         &mut session.world,
         &mut files,
-        args,
-        stdin,
+        Invocation { args, stdin, env },
         Stop::Timeout(limit_ms),
     );
     session.files = files;
@@ -102,14 +103,29 @@ impl Stop {
     }
 }
 
+/// What etcdctl is started with: its words, standard input and environment.
+#[derive(Clone, Copy)]
+pub struct Invocation<'a> {
+    pub args: &'a [String],
+    pub stdin: Option<&'a str>,
+    pub env: &'a Env,
+}
+
 /// The core of `etcdctl`, on a world and a virtual filesystem.
 pub fn run_etcdctl(
     world: &mut Cluster,
     files: &mut BTreeMap<String, Vec<u8>>,
-    args: &[String],
-    stdin: Option<&str>,
+    run: Invocation,
     stop: Stop,
 ) -> Output {
+    if let Some(refusal) = env::api_refusal(run.env) {
+        return Output {
+            stderr: refusal + "\n",
+            code: EXIT_ERROR,
+            ..Output::default()
+        };
+    }
+    let Invocation { args, stdin, env } = run;
     let endpoints = vec![endpoint::default_endpoint(world)];
     let mut ctx = Ctx {
         world,
@@ -121,6 +137,7 @@ pub fn run_etcdctl(
         nargs: args.len(),
         stop,
         stdin: stdin.unwrap_or(""),
+        env,
         unanswered: None,
     };
     let result = dispatch(&mut ctx, args);
@@ -180,6 +197,8 @@ pub struct Ctx<'a> {
     pub nargs: usize,
     pub stop: Stop,
     pub stdin: &'a str,
+    /// The environment (`ETCDCTL_*` stand for global flags).
+    env: &'a Env,
     /// The member (None: an address nothing answers at) of the last call that got no answer
     /// (a deadline, no leader): what the hint looks into.
     unanswered: Option<Option<MemberId>>,
@@ -842,7 +861,7 @@ fn dispatch(ctx: &mut Ctx, args: &[String]) -> CmdResult {
     let extra: Vec<String> = path[path_len(&cmd.spec)..].to_vec();
     let mut all = extra;
     all.extend(rest);
-    let parsed = match args::parse(&cmd.spec, &all) {
+    let mut parsed = match args::parse(&cmd.spec, &all) {
         Ok(p) => p,
         Err(e) => return flag_error(ctx, &cmd.spec, e),
     };
@@ -850,9 +869,19 @@ fn dispatch(ctx: &mut Ctx, args: &[String]) -> CmdResult {
         ctx.print(&args::usage(&cmd.spec));
         return Ok(());
     }
+    if !OFFLINE.contains(&cmd.spec.path)
+        && !(cmd.spec.path == "defrag" && parsed.is_set("data-dir"))
+    {
+        let now = ctx.world.now();
+        env::apply(ctx.env, &mut parsed, now, &mut ctx.out.stderr)?;
+    }
     apply_globals(ctx, &parsed)?;
     (cmd.run)(ctx, &parsed)
 }
+
+/// The commands that make no client, so never read the `ETCDCTL_*` flags (3.4's
+/// `clientConfigFromCmd` is where they are read).
+const OFFLINE: &[&str] = &["version", "snapshot status", "snapshot restore"];
 
 fn path_len(spec: &Spec) -> usize {
     spec.path.split(' ').count()

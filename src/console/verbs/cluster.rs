@@ -9,24 +9,18 @@ use crate::sim::SimError;
 use std::fmt::Write as _;
 
 /// What `wait` waits for.
-enum Wait {
+enum Wait<'a> {
     Leader,
-    For(Millis),
+    For(Millis, &'a str),
 }
 
-fn parse_wait(call: &Call) -> Result<Wait, ConsoleError> {
+fn parse_wait<'a>(call: &Call<'a>) -> Result<Wait<'a>, ConsoleError> {
     match call.args[..] {
         ["leader"] => Ok(Wait::Leader),
         [duration] => {
             let ms = parse_duration(duration)
                 .ok_or_else(|| ConsoleError::duration(duration, "500ms, 2s, 1h30m"))?;
-            if ms > WAIT_LIMIT_MS {
-                return Err(ConsoleError::failed(format!(
-                    "wait {duration}: longer than the longest wait, {}h (wait again to go on)",
-                    WAIT_LIMIT_MS / 3_600_000
-                )));
-            }
-            Ok(Wait::For(ms))
+            Ok(Wait::For(ms, duration))
         }
         _ => Err(call.usage()),
     }
@@ -49,9 +43,22 @@ pub fn wait(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
             }
             s.record("wait leader");
         }
-        Wait::For(ms) => s.run_for(ms),
+        Wait::For(ms, duration) => let_time_pass(s, ms, duration)?,
     }
     Ok(Output::default())
+}
+
+/// Lets `ms` of virtual time pass (`wait 2s`, `sleep 10`; `asked` is how it was written),
+/// up to the longest wait.
+pub fn let_time_pass(s: &mut Session, ms: Millis, asked: &str) -> Result<(), ConsoleError> {
+    if ms > WAIT_LIMIT_MS {
+        return Err(ConsoleError::failed(format!(
+            "wait {asked}: longer than the longest wait, {}h (wait again to go on)",
+            WAIT_LIMIT_MS / 3_600_000
+        )));
+    }
+    s.run_for(ms);
+    Ok(())
 }
 
 pub fn status(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
