@@ -16,6 +16,7 @@ mod kv;
 mod lease;
 mod maintenance;
 mod printer;
+mod tree;
 mod watch;
 
 use crate::base::time::rfc3339_millis;
@@ -778,7 +779,6 @@ fn find_path(args: &[String]) -> (Vec<String>, Vec<String>) {
     let mut path: Vec<String> = Vec::new();
     let mut rest = Vec::new();
     let mut i = 0;
-    let groups = ["lease", "member", "endpoint", "alarm", "snapshot", "check"];
     while i < args.len() {
         let a = &args[i];
         let takes_value = |a: &str| {
@@ -798,7 +798,7 @@ fn find_path(args: &[String]) -> (Vec<String>, Vec<String>) {
                 false
             }
         };
-        let can_extend = path.is_empty() || (path.len() == 1 && groups.contains(&path[0].as_str()));
+        let can_extend = path.is_empty() || (path.len() == 1 && tree::is_group(&path[0]));
         if a == "--" {
             rest.extend(args[i..].iter().cloned());
             break;
@@ -810,7 +810,12 @@ fn find_path(args: &[String]) -> (Vec<String>, Vec<String>) {
                 i += 1;
             }
         } else if can_extend {
-            path.push(a.clone());
+            // cobra's prefix matching: `compact` is `compaction`, `member li` is `member list`.
+            let full = match path.first() {
+                None => tree::command(a),
+                Some(group) => tree::subcommand(group, a),
+            };
+            path.push(full.map_or_else(|| a.clone(), str::to_string));
         } else {
             rest.push(a.clone());
         }
@@ -834,28 +839,7 @@ fn dispatch(ctx: &mut Ctx, args: &[String]) -> CmdResult {
     }
     let joined = path.join(" ");
     let Some(cmd) = COMMANDS.iter().find(|c| c.spec.path == joined) else {
-        if path.len() == 1
-            && ["lease", "member", "endpoint", "alarm", "snapshot", "check"]
-                .contains(&joined.as_str())
-        {
-            ctx.print(ROOT_HELP);
-            return Ok(());
-        }
-        let word = &path[0];
-        if COMMANDS
-            .iter()
-            .any(|c| c.spec.path.starts_with(&format!("{word} ")))
-        {
-            // `lease frob`: cobra runs the group, which only prints its help.
-            ctx.print(ROOT_HELP);
-            return Ok(());
-        }
-        let msg = format!("unknown command {} for \"etcdctl\"", args::go_quote(word));
-        let _ = writeln!(
-            ctx.out.stderr,
-            "Error: {msg}\nRun 'etcdctl --help' for usage."
-        );
-        return Err(Exit::new(EXIT_ERROR, msg));
+        return not_simulated(ctx, &path, &rest);
     };
     // Words after the path that belong to the command (e.g. `lease grant 600`).
     let extra: Vec<String> = path[path_len(&cmd.spec)..].to_vec();
@@ -885,6 +869,43 @@ const OFFLINE: &[&str] = &["version", "snapshot status", "snapshot restore"];
 
 fn path_len(spec: &Spec) -> usize {
     spec.path.split(' ').count()
+}
+
+/// A path no simulated command has: cobra's unknown command, a group's help (an unknown
+/// subcommand runs the group), `help`, or a real command Raft Lab does not simulate.
+fn not_simulated(ctx: &mut Ctx, path: &[String], rest: &[String]) -> CmdResult {
+    let word = &path[0];
+    if tree::command(word).is_none() {
+        let msg = tree::unknown_command(word);
+        let _ = writeln!(
+            ctx.out.stderr,
+            "Error: {msg}\nRun 'etcdctl --help' for usage."
+        );
+        return Err(Exit::new(EXIT_ERROR, msg));
+    }
+    if word == "help" {
+        let asked = path[1..].iter().chain(rest).cloned().collect::<Vec<_>>();
+        let (topic, _) = find_path(&asked);
+        let spec = COMMANDS.iter().find(|c| c.spec.path == topic.join(" "));
+        ctx.print(&spec.map_or(ROOT_HELP.to_string(), |c| args::usage(&c.spec)));
+        return Ok(());
+    }
+    let known_sub = path
+        .get(1)
+        .is_some_and(|sub| tree::subcommand(word, sub).is_some());
+    if tree::is_group(word) && !known_sub {
+        // `lease frob`: cobra runs the group, which only prints its help.
+        ctx.print(ROOT_HELP);
+        return Ok(());
+    }
+    // A real etcdctl command (`lock`, `member update`) the simulation has no model for.
+    Err(Exit::new(
+        EXIT_ERROR,
+        format!(
+            "raftlab: `etcdctl {}` is a real etcdctl 3.4 command that Raft Lab does not simulate",
+            path.join(" ")
+        ),
+    ))
 }
 
 /// Global flags; the output format is checked when the command makes its client.

@@ -110,9 +110,11 @@ fn head_or_tail(cmd: &str, args: &[String], input: &str) -> Result<String, Strin
 /// `-c N`, `-cN`, `--bytes=N` (with GNU's `k`/`M` suffixes): a count of bytes, if asked.
 fn byte_count(cmd: &str, args: &[String]) -> Result<Option<i64>, String> {
     let text = match args {
-        [c] if c == "-c" || c == "--bytes" => return Err(format!(
+        [c] if c == "-c" || c == "--bytes" => {
+            return Err(format!(
             "{cmd}: option requires an argument -- 'c'\nTry '{cmd} --help' for more information."
-        )),
+        ))
+        }
         [c, v] if c == "-c" || c == "--bytes" => v.as_str(),
         [a] if a.starts_with("-c") => &a[2..],
         [a] if a.starts_with("--bytes=") => &a["--bytes=".len()..],
