@@ -63,6 +63,18 @@ pub const RESTORE_FLAGS: [Flag; 9] = [
     ),
 ];
 
+/// etcdctl 3.4's `snapshot restore` has no `--bump-revision` or `--mark-compacted` (etcdutl
+/// 3.5 added them).
+pub const ETCDCTL_RESTORE_FLAGS: [Flag; 7] = [
+    RESTORE_FLAGS[1],
+    RESTORE_FLAGS[2],
+    RESTORE_FLAGS[3],
+    RESTORE_FLAGS[4],
+    RESTORE_FLAGS[6],
+    RESTORE_FLAGS[7],
+    RESTORE_FLAGS[8],
+];
+
 const RESTORE: Spec = Spec {
     path: "snapshot restore",
     use_line: "snapshot restore <filename> [options]",

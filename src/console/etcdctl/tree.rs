@@ -80,6 +80,59 @@ pub fn subcommand(group: &str, word: &str) -> Option<&'static str> {
     find(subs.iter().copied(), word)
 }
 
+/// What each group says of itself in its help: its usage words and cobra's `Short`.
+const GROUP_SHORT: &[(&str, &str, &str)] = &[
+    ("alarm", "alarm <subcommand>", "Alarm related commands"),
+    (
+        "endpoint",
+        "endpoint <subcommand>",
+        "Endpoint related commands",
+    ),
+    ("lease", "lease <subcommand>", "Lease related commands"),
+    (
+        "member",
+        "member <subcommand>",
+        "Membership related commands",
+    ),
+    (
+        "snapshot",
+        "snapshot <subcommand>",
+        "Manages etcd node snapshots",
+    ),
+    (
+        "check",
+        "check <subcommand>",
+        "commands for checking properties of the etcd cluster",
+    ),
+    (
+        "auth",
+        "auth <enable or disable>",
+        "Enable or disable authentication",
+    ),
+    ("user", "user <subcommand>", "User related commands"),
+    ("role", "role <subcommand>", "Role related commands"),
+];
+
+/// A group's usage words and short description; None for `completion`, whose help has
+/// more (not kept).
+pub fn group_short(group: &str) -> Option<(&'static str, &'static str)> {
+    GROUP_SHORT
+        .iter()
+        .find(|(g, _, _)| *g == group)
+        .map(|(_, u, s)| (*u, *s))
+}
+
+/// A group's subcommands and their descriptions, read from the root help's command list.
+pub fn subcommands<'a>(group: &str, root_help: &'a str) -> Vec<(&'a str, &'a str)> {
+    let prefix = format!("\t{group} ");
+    root_help
+        .lines()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(sub, short)| (sub, short.trim_start_matches('\t')))
+        .collect()
+}
+
 /// A command that only groups others (`lease`, `member`…).
 pub fn is_group(name: &str) -> bool {
     TREE.iter().any(|(n, subs)| *n == name && !subs.is_empty())
