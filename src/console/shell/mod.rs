@@ -47,10 +47,14 @@ pub fn absent_names() -> impl Iterator<Item = &'static str> {
 /// The command a pipeline segment runs: its first word after `NAME=value` prefixes and
 /// `sudo` (`sudo ETCDCTL_API=3 etcdctl …` is etcdctl). Empty for an empty segment.
 pub fn command_name(segment: &str) -> &str {
-    let mut words = segment
+    command_name_and_rest(segment).next().unwrap_or("")
+}
+
+/// The words of a segment from its command on (see [`command_name`]).
+pub fn command_name_and_rest(segment: &str) -> impl Iterator<Item = &str> {
+    segment
         .split_whitespace()
-        .skip_while(|w| env::assignment_word(w).is_some() || *w == "sudo" || *w == "-E");
-    words.next().unwrap_or("")
+        .skip_while(|w| env::assignment_word(w).is_some() || *w == "sudo" || *w == "-E")
 }
 
 /// Expands `$NAME`, `${NAME}` and `$(command)` outside single quotes, as bash does before it

@@ -160,7 +160,9 @@ pub fn ls(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
             Some(_) => dirs.push((name, key)),
         }
     }
-    out.stdout = listing(&plain, long_format);
+    if !plain.is_empty() || dirs.is_empty() {
+        out.stdout = listing(&plain, long_format);
+    }
     let headed = plain.len() + dirs.len() > 1;
     for (name, key) in dirs {
         if !out.stdout.is_empty() {
