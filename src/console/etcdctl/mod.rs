@@ -853,9 +853,9 @@ fn dispatch(ctx: &mut Ctx, args: &[String]) -> CmdResult {
         ctx.print(&args::usage(&cmd.spec));
         return Ok(());
     }
-    if !OFFLINE.contains(&cmd.spec.path)
-        && !(cmd.spec.path == "defrag" && parsed.is_set("data-dir"))
-    {
+    let offline = OFFLINE.contains(&cmd.spec.path)
+        || (cmd.spec.path == "defrag" && parsed.is_set("data-dir"));
+    if !offline {
         let now = ctx.world.now();
         env::apply(ctx.env, &mut parsed, now, &mut ctx.out.stderr)?;
     }

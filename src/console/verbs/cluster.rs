@@ -43,17 +43,17 @@ pub fn wait(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
             }
             s.record("wait leader");
         }
-        Wait::For(ms, duration) => let_time_pass(s, ms, duration)?,
+        Wait::For(ms, duration) => let_time_pass(s, ms, &format!("wait {duration}"))?,
     }
     Ok(Output::default())
 }
 
-/// Lets `ms` of virtual time pass (`wait 2s`, `sleep 10`; `asked` is how it was written),
-/// up to the longest wait.
+/// Lets `ms` of virtual time pass, up to the longest wait; `asked` is the command that asked
+/// (`wait 2s`, `sleep 10`).
 pub fn let_time_pass(s: &mut Session, ms: Millis, asked: &str) -> Result<(), ConsoleError> {
     if ms > WAIT_LIMIT_MS {
         return Err(ConsoleError::failed(format!(
-            "wait {asked}: longer than the longest wait, {}h (wait again to go on)",
+            "{asked}: longer than the longest wait, {}h (wait again to go on)",
             WAIT_LIMIT_MS / 3_600_000
         )));
     }

@@ -88,7 +88,8 @@ pub fn sleep(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
         };
         total += seconds * scale;
     }
-    super::cluster::let_time_pass(s, (total * 1000.0).round() as u64, &call.args.join(" "))?;
+    let asked = format!("sleep {}", call.args.join(" "));
+    super::cluster::let_time_pass(s, (total * 1000.0).round() as u64, &asked)?;
     Ok(Output::default())
 }
 
@@ -128,8 +129,108 @@ pub fn absent(_: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
 
 #[cfg(test)]
 mod tests {
+    use crate::console::script::run_script;
     use crate::console::shell;
     use crate::console::verbs::find;
+    use crate::console::Session;
+    use crate::etcd::ClusterConfig;
+
+    fn session() -> Session {
+        let mut s = Session::new(ClusterConfig::new(1, 1));
+        assert_eq!(s.execute("wait leader", None).code, 0);
+        assert_eq!(s.execute("etcdctl put k v", None).code, 0);
+        s
+    }
+
+    #[test]
+    fn prefixes_exports_and_sudo_hand_etcdctl_its_environment() {
+        let mut s = session();
+        let json = s.execute("ETCDCTL_WRITE_OUT=json etcdctl get k", None);
+        assert!(json.stdout.starts_with("{\"header\""), "{json:?}");
+        let plain = s.execute("etcdctl get k --print-value-only", None);
+        assert_eq!(plain.stdout, "v\n", "a prefix is for its command only");
+        assert_eq!(s.execute("export ETCDCTL_WRITE_OUT=json", None).code, 0);
+        assert!(s.execute("etcdctl get k", None).stdout.starts_with('{'));
+        let sudo = s.execute("sudo etcdctl get k --print-value-only", None);
+        assert_eq!(sudo.stdout, "v\n", "sudo resets the environment");
+        let kept = s.execute("sudo -E etcdctl get k", None);
+        assert!(kept.stdout.starts_with('{'), "-E keeps it: {kept:?}");
+        // The exported run replays to the same variables.
+        let script = s.export_script();
+        assert!(script.contains("export ETCDCTL_WRITE_OUT=json"), "{script}");
+        let mut again = Session::new(ClusterConfig::new(1, 1));
+        run_script(&mut again, &script, false);
+        assert_eq!(again.vars, s.vars);
+        assert_eq!(s.execute("unset ETCDCTL_WRITE_OUT", None).code, 0);
+        assert_eq!(s.execute("etcdctl get k", None).stdout, "k\nv\n");
+    }
+
+    #[test]
+    fn substitution_errors_reach_stderr_and_the_status() {
+        let mut s = session();
+        let out = s.execute("bad=$(etcdctl get --nonsense k)", None);
+        assert_eq!(
+            out.code, 1,
+            "a bare assignment has its substitution's status"
+        );
+        assert!(
+            out.stderr.contains("Error: unknown flag: --nonsense"),
+            "{out:?}"
+        );
+        let out = s.execute("echo [$(python3 -c 'print(1)')]", None);
+        assert_eq!(out.stdout, "[]\n");
+        assert!(
+            out.stderr.starts_with("python3: there is no Python"),
+            "{out:?}"
+        );
+        let out = s.execute("ok=$(etcdctl get k --print-value-only)", None);
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+        assert_eq!(s.vars.get("ok").map(String::as_str), Some("v"));
+    }
+
+    #[test]
+    fn sleep_lets_virtual_time_pass_as_wait_does() {
+        let mut s = session();
+        let before = s.world.now();
+        assert_eq!(s.execute("sleep 2.5", None).code, 0);
+        assert_eq!(s.world.now(), before + 2_500);
+        assert_eq!(s.execute("sleep 1m 1", None).code, 0);
+        assert_eq!(s.world.now(), before + 63_500);
+        let long = s.execute("sleep 3h", None);
+        assert!(
+            long.stderr.contains("longer than the longest wait"),
+            "{long:?}"
+        );
+        assert_eq!(
+            s.world.now(),
+            before + 63_500,
+            "a refused sleep takes no time"
+        );
+    }
+
+    #[test]
+    fn file_commands_are_recorded_and_replayed() {
+        let mut s = session();
+        for line in [
+            "mkdir -p /opt/b",
+            "etcdctl snapshot save /opt/b/s.db",
+            "mv /opt/b /opt/c",
+        ] {
+            assert_eq!(s.execute(line, None).code, 0, "{line}");
+        }
+        assert!(s.files.contains_key("/opt/c/s.db"));
+        let mut again = Session::new(ClusterConfig::new(1, 1));
+        run_script(&mut again, &s.export_script(), false);
+        assert_eq!(
+            again.files.keys().collect::<Vec<_>>(),
+            s.files.keys().collect::<Vec<_>>()
+        );
+        let cat = s.execute("cat /opt/c", None);
+        assert_eq!(
+            (cat.code, cat.stderr.as_str()),
+            (1, "cat: /opt/c: Is a directory\n")
+        );
+    }
 
     #[test]
     fn every_absent_command_is_a_verb_that_says_why() {
