@@ -191,7 +191,9 @@ fn slow_motion_pause_on_new_leader_and_replay() {
                 .await?;
             page.click(r#"[data-action="presenter"]"#).await?;
             page.wait_attr("[data-slowmo]", "data-slowmo", "on").await?;
-            let first = page.wait_single_leader().await?.name;
+            // The cluster's leader (a quorum follows it), not only a member that says it
+            // leads: switched on earlier, the pause would stop the run at this first leader.
+            let first = wait_leader_other_than(&page, "").await?;
 
             page.click(r#"[data-control="pause-on-leader"]"#).await?;
             page.wait_attr(

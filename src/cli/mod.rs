@@ -115,6 +115,8 @@ pub fn main() -> i32 {
         }
     };
     let mut session = Session::new(args.config.clone());
+    // As the page does: `expect violations == 0` means something in every run.
+    session.watch_invariants();
     session.world.record_trace(args.trace.is_some());
     let run = run_script(&mut session, &text, args.echo);
     let mut stdout = std::io::stdout().lock();

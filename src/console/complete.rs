@@ -81,7 +81,7 @@ fn pool(before: &[&str], members: &[String]) -> Vec<String> {
         ]
         .map(str::to_string)
         .to_vec(),
-        "wait" if plain.is_empty() => vec!["leader".into(), "1s".into()],
+        "wait" if plain.is_empty() => vec!["leader".into(), "1s".into(), "until".into()],
         "status" => vec!["-w".into(), "json".into()],
         "help" if plain.is_empty() => super::verbs::names().map(str::to_string).collect(),
         _ => members

@@ -83,7 +83,7 @@ impl Output {
     }
 }
 
-/// How long `wait leader` waits before giving up (virtual time).
+/// How long `wait leader` and `wait until` wait before giving up (virtual time).
 pub const WAIT_LEADER_LIMIT_MS: Millis = 60_000;
 /// The longest `wait`: past an hour and a bit (the API server's event TTL plus its lease's
 /// slack), a wait is a typo, and it would hold the page for as long as it runs.

@@ -215,11 +215,18 @@ impl Session {
         if self.monitor.is_some() {
             self.monitor = checkpoint.monitor;
         }
-        let replay: Vec<HistoryEntry> = self.history[checkpoint.history_len..]
+        let mut replay: Vec<HistoryEntry> = Vec::new();
+        for e in self.history[checkpoint.history_len..]
             .iter()
             .take_while(|e| e.time_ms < t)
-            .cloned()
-            .collect();
+        {
+            // A `wait leader`/`wait until` still running at `t` only let time pass: the branch
+            // stops it at `t` (running it whole would end past `t`). Nothing started after it.
+            if e.end_ms > t && e.line.split_whitespace().next() == Some("wait") {
+                break;
+            }
+            replay.push(e.clone());
+        }
         self.history.truncate(checkpoint.history_len + replay.len());
         self.transcript.rewind(t);
         self.unlatch_after(t);

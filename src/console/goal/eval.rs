@@ -5,6 +5,7 @@
 
 use super::{Field, LastField, Op, Operand, Pred, Query, Value};
 use crate::base::{MemberId, Millis};
+use crate::check::Violation;
 use crate::console::transcript::{Transcript, TranscriptEntry};
 use crate::console::Session;
 use crate::etcd::{Cluster, Counts, Member, RangeRequest};
@@ -29,7 +30,7 @@ struct Taken {
     last: Option<TranscriptEntry>,
     transcript_seq: u64,
     counts: Counts,
-    violations: Option<usize>,
+    violations: Option<Vec<Violation>>,
 }
 
 impl Baseline {
@@ -41,7 +42,7 @@ impl Baseline {
             last: s.transcript().last().cloned(),
             transcript_seq: s.transcript().next_seq(),
             counts: s.world.counts(),
-            violations: s.monitor().map(|m| m.violations().len()),
+            violations: s.monitor().map(|m| m.violations().to_vec()),
         }))
     }
 
@@ -63,7 +64,7 @@ impl Baseline {
             files: &t.files,
             last: t.last.as_ref(),
             transcript: None,
-            violations: t.violations,
+            violations: t.violations.as_deref(),
         }
     }
 }
@@ -76,7 +77,8 @@ pub(super) struct View<'a> {
     pub last: Option<&'a TranscriptEntry>,
     /// The whole transcript (now only: `ran` counts since the baseline).
     pub transcript: Option<&'a Transcript>,
-    pub violations: Option<usize>,
+    /// What the monitor reported (None: nothing watches the invariants).
+    pub violations: Option<&'a [Violation]>,
 }
 
 impl<'a> View<'a> {
@@ -87,7 +89,7 @@ impl<'a> View<'a> {
             files: &s.files,
             last: s.transcript().last(),
             transcript: Some(s.transcript()),
-            violations: s.monitor().map(|m| m.violations().len()),
+            violations: s.monitor().map(crate::check::Monitor::violations),
         }
     }
 }
@@ -144,7 +146,12 @@ fn query(q: &Query, v: &View, since: Option<&Baseline>) -> Value {
         Query::Quorum => count(v.world.quorum_view().quorum as u64),
         Query::Reachable => count(v.world.quorum_view().reachable as u64),
         Query::Tolerated => count(v.world.quorum_view().tolerated_failures as u64),
-        Query::Violations => v.violations.map_or(Value::Absent, |n| count(n as u64)),
+        Query::Violations => v
+            .violations
+            .map_or(Value::Absent, |all| count(all.len() as u64)),
+        Query::ViolationsOf(p) => v.violations.map_or(Value::Absent, |all| {
+            count(all.iter().filter(|x| x.property == *p).count() as u64)
+        }),
         Query::Time => count(v.world.now()),
         Query::File(name) => v
             .files

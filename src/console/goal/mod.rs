@@ -28,6 +28,7 @@ pub use eval::Baseline;
 pub use watch::Watch;
 
 use crate::base::MemberId;
+use crate::check::Property;
 use crate::console::error::ConsoleError;
 use std::fmt;
 
@@ -198,6 +199,8 @@ pub enum Query {
     Tolerated,
     /// Invariant violations the monitor saw (absent when nothing watches the invariants).
     Violations,
+    /// Those of one property: `violations(state-machine-safety)`.
+    ViolationsOf(Property),
     /// Virtual time, in milliseconds.
     Time,
     /// kube: writes the API server made for that actor since the baseline (`kubectl`,
@@ -292,6 +295,7 @@ impl fmt::Display for Query {
             Query::Keys(k) => write!(f, "keys({})", arg(k)),
             Query::File(n) => write!(f, "file({})", arg(n)),
             Query::Delivered(k) => write!(f, "delivered({k})"),
+            Query::ViolationsOf(p) => write!(f, "violations({})", property_word(*p)),
             Query::Writes(a) => write!(f, "writes({})", arg(a)),
             Query::Pods(p) => write!(f, "pods({})", arg(p)),
             Query::NewPods(p) => write!(f, "new_pods({})", arg(p)),
@@ -303,6 +307,11 @@ impl fmt::Display for Query {
             plain => f.write_str(plain_name(plain)),
         }
     }
+}
+
+/// A property as a goal writes it: its name in one word (`state-machine-safety`).
+pub(super) fn property_word(p: Property) -> String {
+    p.name().replace(' ', "-")
 }
 
 fn last_name(l: LastField) -> &'static str {

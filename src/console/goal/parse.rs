@@ -4,6 +4,7 @@
 
 use super::{Field, Goal, LastField, Op, Operand, Pred, Query, Value};
 use crate::base::MemberId;
+use crate::check::Property;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Token<'a> {
@@ -340,6 +341,17 @@ fn call(name: &str, arg: String, rest: &str, w: &str) -> Result<Query, String> {
                 crate::etcd::message_kind_names().join(", ")
             )),
         },
+        ("violations", "") => Property::ALL
+            .into_iter()
+            .find(|p| super::property_word(*p) == arg)
+            .map(Query::ViolationsOf)
+            .ok_or_else(|| {
+                let words: Vec<String> = Property::ALL.map(super::property_word).to_vec();
+                format!(
+                    "violations({arg}): no such property (properties: {})",
+                    words.join(", ")
+                )
+            }),
         ("writes", "") => needs_arg(Query::Writes(arg.clone())),
         ("pods", "") => needs_arg(Query::Pods(arg.clone())),
         ("new_pods", "") => needs_arg(Query::NewPods(arg.clone())),

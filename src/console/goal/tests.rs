@@ -38,6 +38,7 @@ fn the_contracts_examples_parse_and_print_back() {
         "elections >= 1",
         "new_pods(Running) >= 1 and pods(Pending) == 0",
         "writes(kubectl) == 1 and writes(*) > 3",
+        "violations(state-machine-safety) > start.violations(leader-completeness)",
         "pod(web-1).phase == Running",
         "deployment(web).ready == deployment(web).replicas",
         "ever leaders == 2",
@@ -512,4 +513,96 @@ fn db_sizes_follow_compaction_and_defrag() {
     s.execute("etcdctl defrag", None);
     assert!(holds(&s, "m1.db_size < start.m1.db_size", &base));
     assert!(holds(&s, "m2.db_size > m1.db_size", &base));
+}
+
+/// `wait until GOAL` stops at the first moment the goal holds: the same moment the page's
+/// single step finds, event by event.
+#[test]
+fn wait_until_stops_where_single_steps_first_meet_the_goal() {
+    let mut s = session();
+    s.execute("expect --mark", None);
+    s.execute("kill leader", None);
+    let mut stepped = s.clone();
+    let goal = "leaders == 1 and leader.term > start.leader.term";
+    let out = s.execute(&format!("wait until {goal}"), None);
+    assert_eq!(out, crate::console::Output::default(), "{goal}");
+    let base = stepped.mark();
+    while !holds(&stepped, goal, &base) {
+        assert!(stepped.step(), "the world ran out of events");
+    }
+    assert_eq!(s.world.now(), stepped.world.now());
+    assert!(holds(&s, goal, &s.mark()));
+    assert!(s.export_script().contains(&format!("wait until {goal}\n")));
+}
+
+#[test]
+fn wait_until_gives_up_after_the_limit_and_refuses_bad_goals() {
+    let mut s = session();
+    let start = s.world.now();
+    let out = s.execute("wait until members == 9", None);
+    assert_eq!(
+        out.stderr,
+        "Error: wait until: not within 60s: members == 9 is false (members is 3)\n"
+    );
+    assert_eq!(s.world.now(), start + crate::console::WAIT_LEADER_LIMIT_MS);
+    for (bad, why) in [
+        ("wait until", "until needs a goal"),
+        ("wait until m1.colour == red", "colour"),
+        ("wait until leader.term > red", "red"),
+    ] {
+        let before = s.world.now();
+        let out = s.execute(bad, None);
+        assert_eq!(out.code, 1, "{bad}");
+        assert!(out.stderr.contains(why), "{bad}: {:?}", out.stderr);
+        assert_eq!(s.world.now(), before, "{bad}: no time passes");
+    }
+    // Unanswerable only once a leader exists: the time it waited is part of the run.
+    s.execute("kill leader", None);
+    let before = s.world.now();
+    let out = s.execute("wait until leader > 1", None);
+    assert!(out.stderr.contains("leader > 1"), "{:?}", out.stderr);
+    assert!(s.world.now() > before);
+    assert!(s.export_script().ends_with("wait until leader > 1\n"));
+}
+
+/// A rewind to the middle of a `wait until` (or `wait leader`) lands there, as the same run
+/// with a plain wait would, and the branch forgets the wait.
+#[test]
+fn a_rewind_into_a_wait_until_stops_it_there() {
+    let mut s = Session::new(ClusterConfig::new(3, 1));
+    let mut plain = s.clone();
+    s.execute("wait until leaders == 1 and commits > 0", None);
+    let end = s.world.now();
+    s.rewind_to(end / 2).unwrap();
+    plain.execute(&format!("wait {}ms", end / 2), None);
+    assert_eq!(s.world.now(), end / 2);
+    assert_eq!(s.world.status(), plain.world.status());
+    assert!(!s.export_script().contains("until"));
+    s.execute("wait leader", None);
+    let end = s.world.now();
+    s.rewind_to(end - 1).unwrap();
+    assert_eq!(s.world.now(), end - 1);
+}
+
+/// `violations(PROPERTY)` counts one checker's reports: a member back from isolation with
+/// pre-vote off disrupts the leader (thesis §9.6), which breaks no safety property.
+#[test]
+fn violations_of_one_property() {
+    let flags = ["--members", "3", "--seed", "4", "--no-pre-vote"];
+    let mut s = Session::new(ClusterConfig::default().with_flags(&flags).unwrap());
+    s.watch_invariants();
+    let base = s.baseline();
+    for line in ["wait 2s", "isolate m3", "wait 6s", "heal"] {
+        s.execute(line, None);
+    }
+    let out = s.execute("wait until violations(disruption) > 0", None);
+    assert_eq!(out.code, 0, "{:?}", out.stderr);
+    assert!(holds(
+        &s,
+        "violations == violations(disruption) and violations(election-safety) == 0",
+        &base
+    ));
+    assert!(holds(&s, "start.violations(disruption) == 0", &base));
+    assert!(parse_error("violations(safety) > 0").contains("no such property"));
+    assert!(parse_error("violations(safety) > 0").contains("state-machine-safety"));
 }

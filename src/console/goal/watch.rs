@@ -159,6 +159,42 @@ impl Session {
         }
     }
 
+    /// `wait until GOAL`: lets virtual time pass until `goal` holds against `base`, looking
+    /// after each moment at which something happens (every event of that moment handled,
+    /// the control plane's ticks too, the invariant checkers fed), at most `limit_ms`. Whether it came to hold; a goal
+    /// no world could make hold is an error at once.
+    pub(in crate::console) fn run_until_goal(
+        &mut self,
+        limit_ms: Millis,
+        goal: &Goal,
+        base: &Baseline,
+    ) -> Result<bool, ConsoleError> {
+        let deadline = self.world.now() + limit_ms;
+        loop {
+            if self.goal_holds(goal, base)? {
+                return Ok(true);
+            }
+            let tick = self
+                .kube
+                .as_ref()
+                .map(crate::kube::ControlPlane::next_tick_ms);
+            let next = match (self.world.next_event_time(), tick) {
+                (Some(e), Some(k)) => Some(e.min(k)),
+                (e, k) => e.or(k),
+            };
+            match next {
+                Some(t) if t <= deadline => self.advance_until(t.max(self.world.now())),
+                _ => {
+                    self.advance_until(deadline);
+                    self.observe();
+                    return self.goal_holds(goal, base);
+                }
+            }
+            // `violations` goals read the checkers, so they look at every moment too.
+            self.observe();
+        }
+    }
+
     /// A rewind to `t`: what was seen after `t` has not happened yet.
     pub(in crate::console) fn unlatch_after(&mut self, t: Millis) {
         if let Some(w) = &mut self.watch {

@@ -1,9 +1,11 @@
 //! The simulator's verbs on members and time: wait, status, kill/restart/pause/resume/timeout,
 //! transfer, membership changes, snapshots, slow disks.
 
+use super::expect::goal_text;
 use super::Call;
 use crate::base::{format_duration, parse_duration, MemberId, Millis};
 use crate::console::error::ConsoleError;
+use crate::console::goal::Goal;
 use crate::console::{Output, Session, WAIT_LEADER_LIMIT_MS, WAIT_LIMIT_MS};
 use crate::sim::SimError;
 use std::fmt::Write as _;
@@ -12,11 +14,15 @@ use std::fmt::Write as _;
 enum Wait<'a> {
     Leader,
     For(Millis, &'a str),
+    /// `wait until GOAL`: the goal checked against the mark, as `expect` checks it.
+    Until(Goal),
 }
 
 fn parse_wait<'a>(call: &Call<'a>) -> Result<Wait<'a>, ConsoleError> {
     match call.args[..] {
         ["leader"] => Ok(Wait::Leader),
+        ["until"] => Err(call.usage_because("until needs a goal")),
+        ["until", _, ..] => Ok(Wait::Until(Goal::parse(goal_text(call, "until").1)?)),
         [duration] => {
             let ms = parse_duration(duration)
                 .ok_or_else(|| ConsoleError::duration(duration, "500ms, 2s, 1h30m"))?;
@@ -44,6 +50,23 @@ pub fn wait(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
             s.record("wait leader");
         }
         Wait::For(ms, duration) => let_time_pass(s, ms, &format!("wait {duration}"))?,
+        Wait::Until(goal) => {
+            let (base, start) = (s.mark(), s.world.now());
+            let met = s.run_until_goal(WAIT_LEADER_LIMIT_MS, &goal, &base);
+            s.observe();
+            // A goal that turns unanswerable on the way (`leader > 1` once there is a leader)
+            // still let time pass, which a replay must repeat.
+            if s.world.now() > start {
+                s.record(call.line);
+            }
+            if !met? {
+                return Err(ConsoleError::failed(format!(
+                    "wait until: not within {}: {}",
+                    format_duration(WAIT_LEADER_LIMIT_MS),
+                    goal.explain(s, &base)
+                )));
+            }
+        }
     }
     Ok(Output::default())
 }

@@ -9,17 +9,18 @@ use crate::console::{Output, Session};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-/// The goal text: the line after `expect` (and `--mark`), quotes kept, since a goal's strings
-/// are its own (the shell's word splitting would take them away).
-fn goal_text<'a>(call: &Call<'a>, mark: bool) -> &'a str {
+/// The goal text: the line after the verb and `flag` when it comes next (whether it did),
+/// quotes kept, since a goal's strings are its own (the shell's word splitting would take
+/// them away).
+pub(super) fn goal_text<'a>(call: &Call<'a>, flag: &str) -> (bool, &'a str) {
     let rest = call.line.trim_start();
     let rest = rest
         .strip_prefix(call.verb.name)
         .unwrap_or(rest)
         .trim_start();
-    match rest.strip_prefix("--mark") {
-        Some(goal) if mark => goal.trim(),
-        _ => rest.trim(),
+    match rest.strip_prefix(flag) {
+        Some(goal) if call.args.first() == Some(&flag) => (true, goal.trim()),
+        _ => (false, rest.trim()),
     }
 }
 
@@ -27,8 +28,7 @@ fn goal_text<'a>(call: &Call<'a>, mark: bool) -> &'a str {
 /// and exit 1 when not. `expect --mark [GOAL]`: the mark is now, and GOAL's `ever`
 /// predicates are watched from it.
 pub fn expect(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
-    let mark = call.args.first() == Some(&"--mark");
-    let text = goal_text(call, mark);
+    let (mark, text) = goal_text(call, "--mark");
     if mark {
         let baseline = s.baseline();
         s.set_mark(baseline.clone());

@@ -102,7 +102,7 @@ pub static VERBS: &[Verb] = &[
     tool("etcdutl", "etcdutl COMMAND", "etcd's offline tool: snapshot status, restore", tools::etcdutl),
     tool("kubectl", "kubectl COMMAND [flags]", "the Kubernetes client (after kube up)", tools::kubectl),
     sim("kube", "kube up | kube down | kube apiserver [--encryption-provider-config FILE] [--event-ttl DURATION] | kube stop-kubelet|start-kubelet NODE | kube trace", "the mock Kubernetes control plane", kube::kube),
-    sim("wait", "wait leader | wait DURATION", "let virtual time pass", cluster::wait),
+    sim("wait", "wait leader | wait DURATION | wait until GOAL", "let virtual time pass (until: until an expect goal holds)", cluster::wait),
     printer("status", "status [-w json]", "every member's role, term, vote, commit and log", cluster::status),
     sim("kill", "kill MEMBER", "stop a member (its disk survives)", cluster::member_action),
     sim("restart", "restart MEMBER", "start a stopped member again (--data-dir DIR: from a restore)", cluster::member_action),
