@@ -129,16 +129,24 @@ pub fn run_script_with(
     run
 }
 
-/// Lines for the real tools keep the tools' own error text, without line numbers.
+/// Lines for the real tools keep the tools' own error text, without line numbers; so do
+/// assignments (what they print comes from the commands they substitute) and lines behind
+/// `sudo` or `NAME=value` prefixes.
 fn is_tool_command(line: &str) -> bool {
-    let mut words = line.split_whitespace();
+    let assignment = super::shell::raw_words(line).is_some_and(|words| {
+        !words.is_empty()
+            && words
+                .iter()
+                .all(|w| super::shell::env::assignment_word(w).is_some())
+    });
+    let mut words = super::shell::command_name_and_rest(line);
     let first = match words.next() {
         // `timeout N etcdctl ...` is still the tool talking.
         Some("timeout") => words.nth(1).unwrap_or(""),
         Some(word) => word,
         None => "",
     };
-    super::verbs::find(first).is_some_and(|v| v.tool)
+    assignment || super::verbs::find(first).is_some_and(|v| v.tool)
 }
 
 #[cfg(test)]

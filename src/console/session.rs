@@ -45,8 +45,8 @@ pub struct Session {
     /// The invariant checkers, when watched (the page): checkpointed with the world, so a
     /// rewind keeps what they saw before the moment it goes back to.
     pub(super) monitor: Option<Monitor>,
-    /// Shell variables (`rev=$(…)`).
-    pub(super) vars: BTreeMap<String, String>,
+    /// Shell variables (`rev=$(…)`); the exported ones are the tools' environment.
+    pub(super) vars: shell::env::Vars,
     /// Running a command substitution: its command is part of the line recorded, not one of
     /// its own.
     substituting: bool,
@@ -71,7 +71,7 @@ impl Session {
             files: BTreeMap::new(),
             kube: None, // kube:
             monitor: None,
-            vars: BTreeMap::new(),
+            vars: shell::env::Vars::default(),
             substituting: false,
             transcript: Transcript::default(),
             watch: None,
@@ -201,40 +201,62 @@ impl Session {
     fn try_execute(&mut self, line: &str, stdin: Option<&str>) -> Result<Output, ConsoleError> {
         // Shell variables and command substitutions first; the line is recorded as typed.
         let start = (self.world.now(), self.world.steps());
-        if let Some((name, value)) = shell::assignment(line.trim()) {
-            let words = shell::words(&self.expand(value)?)?;
-            self.vars.insert(name.to_string(), words.join(" "));
+        let raw = shell::raw_words(line).unwrap_or_default();
+        let assignments: Vec<(&str, &str)> = raw
+            .iter()
+            .map_while(|w| shell::env::assignment_word(w))
+            .collect();
+        if !raw.is_empty() && assignments.len() == raw.len() {
+            // bash splits no words in an assignment: `v=$(…)` keeps the output whole.
+            let mut said = Output::default();
+            for (name, value) in assignments {
+                let (value, substituted) = self.expand(value)?;
+                self.vars.set(name, &shell::words(&value)?.join(" "));
+                said.stderr.push_str(&substituted.stderr);
+                said.code = substituted.code;
+            }
             self.command_start = start;
             self.record_with_stdin(line, stdin);
-            return Ok(Output::default());
+            return Ok(said);
         }
-        let expanded = self.expand(line)?;
+        let (expanded, substituted) = self.expand(line)?;
         let recorded = self.history.len();
-        let out = self.execute_pipeline(&expanded, stdin)?;
+        let mut out = self.execute_pipeline(&expanded, stdin)?;
         if expanded != line && self.history.len() > recorded {
             if let Some(entry) = self.history.last_mut() {
                 entry.line = line.to_string();
                 (entry.time_ms, entry.steps) = start;
             }
         }
+        // bash prints what the substituted commands said on stderr before the command runs.
+        out.stderr.insert_str(0, &substituted.stderr);
         Ok(out)
     }
 
     /// `$NAME`, `${NAME}` and `$(command)` in `line`, the commands run (not recorded: the
-    /// line that holds them is).
-    fn expand(&mut self, line: &str) -> Result<String, ConsoleError> {
+    /// line that holds them is). With the line, what the substituted commands printed on
+    /// standard error and the last one's exit status (a bare assignment's, in bash).
+    fn expand(&mut self, line: &str) -> Result<(String, Output), ConsoleError> {
         if !line.contains('$') {
-            return Ok(line.to_string());
+            return Ok((line.to_string(), Output::default()));
         }
         let vars = self.vars.clone();
         let was = std::mem::replace(&mut self.substituting, true);
+        let mut said = Output::default();
         let result = shell::expand(
             line,
             &|name| vars.get(name).cloned().unwrap_or_default(),
-            &mut |command| self.execute(command, None).stdout,
+            &mut |command| {
+                let out = self.execute(command, None);
+                said.stderr.push_str(&out.stderr);
+                said.code = out.code;
+                out.stdout
+            },
         );
         self.substituting = was;
-        result.map_err(ConsoleError::Syntax)
+        result
+            .map(|text| (text, said))
+            .map_err(ConsoleError::Syntax)
     }
 
     fn execute_pipeline(
@@ -244,10 +266,7 @@ impl Session {
     ) -> Result<Output, ConsoleError> {
         // Only some verbs pipe (the simulator's own `partition m1 | m2` uses the bar).
         let segments = shell::pipe::split(line);
-        let pipes = |s: &&str| {
-            let first = s.split_whitespace().next().unwrap_or("");
-            super::verbs::find(first).is_some_and(|v| v.pipes)
-        };
+        let pipes = |s: &&str| super::verbs::find(shell::command_name(s)).is_some_and(|v| v.pipes);
         let Some((first, filters)) = segments
             .split_first()
             .filter(|(first, f)| !f.is_empty() && pipes(first))
@@ -279,8 +298,27 @@ impl Session {
     fn execute_command(&mut self, line: &str, stdin: Option<&str>) -> Output {
         self.command_start = (self.world.now(), self.world.steps());
         match shell::words(line) {
-            Ok(words) => self.run_verb(&words, line, stdin),
+            Ok(words) => self.run_with_env(&words, line, stdin, self.vars.environment()),
             Err(e) => Output::error(e),
         }
+    }
+
+    /// Runs `words` with `env`, after their leading `NAME=value` words, which go into the
+    /// environment of that command only (`ETCDCTL_API=3 etcdctl …`).
+    pub(super) fn run_with_env(
+        &mut self,
+        words: &[String],
+        line: &str,
+        stdin: Option<&str>,
+        mut env: shell::env::Env,
+    ) -> Output {
+        let prefixes = words
+            .iter()
+            .map_while(|w| shell::env::assignment_word(w))
+            .inspect(|(name, value)| {
+                env.insert((*name).to_string(), (*value).to_string());
+            })
+            .count();
+        self.run_verb(&words[prefixes..], line, stdin, &env)
     }
 }

@@ -24,7 +24,7 @@ struct Checkpoint {
     kube: Option<crate::kube::ControlPlane>,
     files: BTreeMap<String, Vec<u8>>,
     monitor: Option<Monitor>,
-    vars: BTreeMap<String, String>,
+    vars: crate::console::shell::env::Vars,
     history_len: usize,
 }
 
@@ -42,7 +42,7 @@ impl Timeline {
             kube: None,
             files: BTreeMap::new(),
             monitor: None,
-            vars: BTreeMap::new(),
+            vars: crate::console::shell::env::Vars::default(),
             history_len: 0,
         };
         Timeline {

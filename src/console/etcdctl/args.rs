@@ -343,6 +343,11 @@ fn label(f: &Flag) -> String {
     }
 }
 
+/// Sets a flag from its `ETCDCTL_*` variable, as pflag's `Set` would from the line.
+pub fn set_from_env(out: &mut Parsed, f: &'static Flag, value: &str) -> Result<(), FlagError> {
+    set(out, f, value.to_string(), &label(f))
+}
+
 fn set(out: &mut Parsed, f: &'static Flag, value: String, label: &str) -> Result<(), FlagError> {
     let invalid = |why: String| {
         FlagError(format!(
@@ -529,9 +534,81 @@ fn tab_align(lines: &[String]) -> String {
 }
 
 /// The usage dump cobra prints on stdout for a flag error.
+/// The commands' long descriptions (cobra's `Long`), which usage shows under DESCRIPTION:
+/// only these five have one in etcdctl 3.4.
+const LONG: &[(&str, &str)] = &[
+    ("put", "Puts the given key into the store.\n\nWhen <value> begins with '-', <value> is interpreted as a flag.\nInsert '--' for workaround:\n\n$ put <key> -- <value>\n$ put -- <key> <value>\n\nIf <value> isn't given as a command line argument and '--ignore-value' is not specified,\nthis command tries to read the value from standard input.\n\nIf <lease> isn't given as a command line argument and '--ignore-lease' is not specified,\nthis command tries to read the value from standard input.\n\nFor example,\n$ cat file | put <key>\nwill store the content of the file to <key>."),
+    ("member list", "When --write-out is set to simple, this command prints out comma-separated member lists for each endpoint.\nThe items in the lists are ID, Status, Name, Peer Addrs, Client Addrs, Is Learner."),
+    ("member promote", "Promotes a non-voting learner member to a voting one in the cluster."),
+    ("endpoint status", "When --write-out is set to simple, this command prints out comma-separated status lists for each endpoint.\nThe items in the lists are endpoint, ID, version, db size, is leader, is learner, raft term, raft index, raft applied index, errors."),
+    ("snapshot status", "When --write-out is set to simple, this command prints out comma-separated status lists for each endpoint.\nThe items in the lists are hash, revision, total keys, total size."),
+];
+
+/// Flags a group gives all its subcommands (cobra's persistent flags): usage lists them with
+/// the global ones.
+const PERSISTENT: &[(&str, &str)] = &[("endpoint", "cluster")];
+
+fn persistent(spec: &Spec, f: &Flag) -> bool {
+    PERSISTENT
+        .iter()
+        .any(|(group, name)| spec.path.split(' ').next() == Some(group) && f.name == *name)
+}
+
+/// etcdctl's own usage: `head` (its commands), then the global flags as its options.
+pub fn root_usage(head: &str) -> String {
+    let mut flags: Vec<Flag> = GLOBAL_FLAGS.to_vec();
+    flags.push(Flag {
+        usage: "help for etcdctl",
+        ..HELP
+    });
+    flags.sort_by_key(|f| f.name);
+    let lines: Vec<String> = flags.iter().map(flag_line).collect();
+    format!("{head}OPTIONS:\n{}\n", tab_align(&lines))
+}
+
+/// A group's usage (`etcdctl lease`, or a subcommand it does not have): its subcommands
+/// (name, short), its own flags and the global ones.
+pub fn group_usage(
+    group: &str,
+    (use_line, short): (&str, &str),
+    commands: &[(&str, &str)],
+    own: &[Flag],
+) -> String {
+    let mut commands = commands.to_vec();
+    commands.sort_unstable();
+    let lines: Vec<String> = commands.iter().map(|(n, s)| format!("{n}\t{s}")).collect();
+    let listed: String = tab_align(&lines)
+        .lines()
+        .map(|l| format!("\t{l}\n"))
+        .collect();
+    let mut flags: Vec<Flag> = own.to_vec();
+    flags.push(HELP);
+    flags.sort_by_key(|f| f.name);
+    let help_usage = format!("help for {group}");
+    let local: Vec<String> = flags
+        .iter()
+        .map(|f| match f.name {
+            "help" => flag_line(f) + &help_usage,
+            _ => flag_line(f),
+        })
+        .collect();
+    let globals: Vec<String> = GLOBAL_FLAGS.iter().map(flag_line).collect();
+    format!(
+        "NAME:\n\t{group} - {short}\n\nUSAGE:\n\tetcdctl {use_line} [flags]\n\nAPI VERSION:\n\t3.4\n\n\nCOMMANDS:\n{listed}\nOPTIONS:\n{}\nGLOBAL OPTIONS:\n{}\n",
+        tab_align(&local),
+        tab_align(&globals)
+    )
+}
+
+/// etcd's usage template (`cobrautl/help.go`) for one command.
 pub fn usage(spec: &Spec) -> String {
     let name = spec.path;
-    let mut local: Vec<Flag> = spec.flags.to_vec();
+    let mut local: Vec<Flag> = spec
+        .flags
+        .iter()
+        .filter(|f| !persistent(spec, f))
+        .copied()
+        .collect();
     let last = spec.path.rsplit(' ').next().unwrap_or(spec.path);
     local.push(Flag { usage: "", ..HELP });
     local.sort_by_key(|f| f.name);
@@ -546,9 +623,22 @@ pub fn usage(spec: &Spec) -> String {
             }
         })
         .collect();
-    let global_lines: Vec<String> = GLOBAL_FLAGS.iter().map(flag_line).collect();
+    let mut globals: Vec<&Flag> = GLOBAL_FLAGS
+        .iter()
+        .chain(spec.flags.iter().filter(|f| persistent(spec, f)))
+        .collect();
+    globals.sort_by_key(|f| f.name);
+    let global_lines: Vec<String> = globals.into_iter().map(flag_line).collect();
+    let description = LONG
+        .iter()
+        .find(|(path, _)| *path == spec.path)
+        .map(|(_, long)| {
+            let lines: Vec<String> = long.lines().map(|l| format!("\t{l}\n")).collect();
+            format!("DESCRIPTION:\n{}\n", lines.concat())
+        })
+        .unwrap_or_default();
     format!(
-        "NAME:\n\t{name} - {}\n\nUSAGE:\n\tetcdctl {} [flags]\n\nOPTIONS:\n{}\nGLOBAL OPTIONS:\n{}\n",
+        "NAME:\n\t{name} - {}\n\nUSAGE:\n\tetcdctl {} [flags]\n\n{description}OPTIONS:\n{}\nGLOBAL OPTIONS:\n{}\n",
         spec.short,
         spec.use_line,
         tab_align(&local_lines),

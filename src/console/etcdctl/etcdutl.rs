@@ -5,6 +5,7 @@
 use super::args::{self, flag, short, Flag, Kind, Parsed, Spec};
 use super::printer::{json_str, DbStatus, Format, Printer};
 use super::{init_display, CmdResult, Ctx, Exit, EXIT_BAD_ARGS, EXIT_BAD_FEATURE, EXIT_ERROR};
+use crate::console::shell::fs;
 use crate::console::Output;
 use crate::etcd::{self, RestoreError, RestoreRequest};
 use std::collections::BTreeMap;
@@ -60,6 +61,18 @@ pub const RESTORE_FLAGS: [Flag; 9] = [
         "",
         "Path to the WAL directory (use --data-dir if none given)",
     ),
+];
+
+/// etcdctl 3.4's `snapshot restore` has no `--bump-revision` or `--mark-compacted` (etcdutl
+/// 3.5 added them).
+pub const ETCDCTL_RESTORE_FLAGS: [Flag; 7] = [
+    RESTORE_FLAGS[1],
+    RESTORE_FLAGS[2],
+    RESTORE_FLAGS[3],
+    RESTORE_FLAGS[4],
+    RESTORE_FLAGS[6],
+    RESTORE_FLAGS[7],
+    RESTORE_FLAGS[8],
 ];
 
 const RESTORE: Spec = Spec {
@@ -176,7 +189,7 @@ fn status_command(files: &BTreeMap<String, Vec<u8>>, p: &Parsed) -> Output {
     let Some(format) = Format::parse(p.str("write-out").unwrap_or("simple")) else {
         return fail(EXIT_BAD_FEATURE, "unsupported output format");
     };
-    match etcd::snapshot_file_status(files, &p.args[0]) {
+    match etcd::snapshot_file_status(files, &fs::key(&p.args[0])) {
         Ok(s) => match Printer::new(format, false).db_status(&DbStatus::from(s)) {
             Ok(text) => Output {
                 stdout: text,
@@ -208,10 +221,12 @@ fn restore(files: &mut BTreeMap<String, Vec<u8>>, p: &Parsed) -> Output {
             "snapshot restore requires exactly one argument",
         );
     }
+    let snapshot_path = fs::key(&p.args[0]);
+    let data_dir = p.str("data-dir").map(fs::key).unwrap_or_default();
     let request = RestoreRequest {
-        snapshot_path: &p.args[0],
+        snapshot_path: &snapshot_path,
         name: p.str("name").unwrap_or("default"),
-        data_dir: p.str("data-dir").unwrap_or(""),
+        data_dir: &data_dir,
         initial_cluster: p
             .str("initial-cluster")
             .unwrap_or("default=http://localhost:2380"),
@@ -222,6 +237,11 @@ fn restore(files: &mut BTreeMap<String, Vec<u8>>, p: &Parsed) -> Output {
         bump_revision: p.str("bump-revision").unwrap_or("0"),
         mark_compacted: p.bool("mark-compacted"),
     };
+    // A directory made any other way than by a restore (`mkdir`, a tree) is there too.
+    if !data_dir.is_empty() && fs::node(files, &data_dir).is_some() {
+        let exists = etcd::RestoreError::DataDirExists(data_dir.clone());
+        return fail(EXIT_ERROR, &restore_error_text(&exists));
+    }
     match etcd::restore(files, &request) {
         Ok(data_dir) => Output {
             stderr: restore_log(request.snapshot_path, &data_dir),

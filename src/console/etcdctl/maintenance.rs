@@ -10,6 +10,7 @@ use super::{
     EXIT_INTERRUPTED,
 };
 use crate::base::time::rfc3339_millis;
+use crate::console::shell::fs;
 use crate::etcd::MemberEntry;
 
 pub fn compaction(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
@@ -395,6 +396,13 @@ pub fn snapshot_save(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
         ));
     }
     init_display(ctx, p)?;
+    let key = fs::key(&path);
+    if let Some(errno) = fs::cannot_create(ctx.files, &key) {
+        return Err(Exit::new(
+            EXIT_INTERRUPTED,
+            format!("could not open {path}.part (open {path}.part: {errno})"),
+        ));
+    }
     let ep = ctx.endpoints[0].clone();
     let ts = rfc3339_millis(crate::etcd::EPOCH_UNIX_MS + ctx.world.now());
     ctx.eprint(&format!(
@@ -409,7 +417,7 @@ pub fn snapshot_save(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
         "{{\"level\":\"info\",\"ts\":\"{ts}\",\"caller\":\"snapshot/v3_snapshot.go:152\",\"msg\":\"saved\",\"path\":{}}}\n",
         super::printer::json_str(&path)
     ));
-    ctx.files.insert(path.clone(), db);
+    ctx.files.insert(key, db);
     ctx.print(&format!("Snapshot saved at {path}\n"));
     Ok(())
 }
@@ -422,7 +430,7 @@ pub fn snapshot_status(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
         ));
     }
     init_display(ctx, p)?;
-    let status = crate::etcd::snapshot_file_status(ctx.files, &p.args[0])
+    let status = crate::etcd::snapshot_file_status(ctx.files, &fs::key(&p.args[0]))
         .map_err(|e| Exit::new(EXIT_ERROR, e.to_string()))?;
     let printed = ctx.printer.db_status(&DbStatus::from(status));
     ctx.show(printed)

@@ -10,15 +10,18 @@
 
 pub(super) mod args;
 pub mod endpoint;
+mod env;
 mod etcdutl;
 mod kv;
 mod lease;
 mod maintenance;
 mod printer;
+mod tree;
 mod watch;
 
 use crate::base::time::rfc3339_millis;
 use crate::base::{MemberId, Millis};
+use crate::console::shell::env::Env;
 use crate::console::{Aside, Output, Session};
 use crate::etcd::{ClientError, Cluster, EPOCH_UNIX_MS};
 use args::{flag, short, FlagError, Kind, Parsed, Spec};
@@ -40,13 +43,12 @@ pub const EXIT_TIMEOUT: i32 = 124;
 pub const DEFAULT_STREAM_MS: Millis = 2_000;
 
 /// `etcdctl ARGS` with `stdin`: streams stop after [`DEFAULT_STREAM_MS`] and exit 0.
-pub fn etcdctl(session: &mut Session, args: &[String], stdin: Option<&str>) -> Output {
+pub fn etcdctl(session: &mut Session, args: &[String], stdin: Option<&str>, env: &Env) -> Output {
     let mut files = std::mem::take(&mut session.files);
     let out = run_etcdctl(
         &mut session.world,
         &mut files,
-        args,
-        stdin,
+        Invocation { args, stdin, env },
         Stop::Default(DEFAULT_STREAM_MS),
     );
     session.files = files;
@@ -59,14 +61,14 @@ pub fn etcdctl_timeout(
     session: &mut Session,
     args: &[String],
     stdin: Option<&str>,
+    env: &Env,
     limit_ms: Millis,
 ) -> Output {
     let mut files = std::mem::take(&mut session.files);
     let out = run_etcdctl(
         &mut session.world,
         &mut files,
-        args,
-        stdin,
+        Invocation { args, stdin, env },
         Stop::Timeout(limit_ms),
     );
     session.files = files;
@@ -102,14 +104,29 @@ impl Stop {
     }
 }
 
+/// What etcdctl is started with: its words, standard input and environment.
+#[derive(Clone, Copy)]
+pub struct Invocation<'a> {
+    pub args: &'a [String],
+    pub stdin: Option<&'a str>,
+    pub env: &'a Env,
+}
+
 /// The core of `etcdctl`, on a world and a virtual filesystem.
 pub fn run_etcdctl(
     world: &mut Cluster,
     files: &mut BTreeMap<String, Vec<u8>>,
-    args: &[String],
-    stdin: Option<&str>,
+    run: Invocation,
     stop: Stop,
 ) -> Output {
+    if let Some(refusal) = env::api_refusal(run.env) {
+        return Output {
+            stderr: refusal + "\n",
+            code: EXIT_ERROR,
+            ..Output::default()
+        };
+    }
+    let Invocation { args, stdin, env } = run;
     let endpoints = vec![endpoint::default_endpoint(world)];
     let mut ctx = Ctx {
         world,
@@ -121,6 +138,7 @@ pub fn run_etcdctl(
         nargs: args.len(),
         stop,
         stdin: stdin.unwrap_or(""),
+        env,
         unanswered: None,
     };
     let result = dispatch(&mut ctx, args);
@@ -180,6 +198,8 @@ pub struct Ctx<'a> {
     pub nargs: usize,
     pub stop: Stop,
     pub stdin: &'a str,
+    /// The environment (`ETCDCTL_*` stand for global flags).
+    env: &'a Env,
     /// The member (None: an address nothing answers at) of the last call that got no answer
     /// (a deadline, no leader): what the hint looks into.
     unanswered: Option<Option<MemberId>>,
@@ -586,7 +606,7 @@ const COMMANDS: &[Command] = &[
     Command {
         spec: Spec {
             path: "check perf",
-            use_line: "perf [options]",
+            use_line: "check perf [options]",
             short: "Check the performance of the etcd cluster",
             flags: &[
                 flag(
@@ -662,7 +682,7 @@ const COMMANDS: &[Command] = &[
             path: "snapshot restore",
             use_line: "snapshot restore <filename> [options]",
             short: "Restores an etcd member snapshot to an etcd directory",
-            flags: &etcdutl::RESTORE_FLAGS,
+            flags: &etcdutl::ETCDCTL_RESTORE_FLAGS,
         },
         run: etcdutl::snapshot_restore,
     },
@@ -759,7 +779,6 @@ fn find_path(args: &[String]) -> (Vec<String>, Vec<String>) {
     let mut path: Vec<String> = Vec::new();
     let mut rest = Vec::new();
     let mut i = 0;
-    let groups = ["lease", "member", "endpoint", "alarm", "snapshot", "check"];
     while i < args.len() {
         let a = &args[i];
         let takes_value = |a: &str| {
@@ -779,7 +798,7 @@ fn find_path(args: &[String]) -> (Vec<String>, Vec<String>) {
                 false
             }
         };
-        let can_extend = path.is_empty() || (path.len() == 1 && groups.contains(&path[0].as_str()));
+        let can_extend = path.is_empty() || (path.len() == 1 && tree::is_group(&path[0]));
         if a == "--" {
             rest.extend(args[i..].iter().cloned());
             break;
@@ -791,7 +810,12 @@ fn find_path(args: &[String]) -> (Vec<String>, Vec<String>) {
                 i += 1;
             }
         } else if can_extend {
-            path.push(a.clone());
+            // cobra's prefix matching: `compact` is `compaction`, `member li` is `member list`.
+            let full = match path.first() {
+                None => tree::command(a),
+                Some(group) => tree::subcommand(group, a),
+            };
+            path.push(full.map_or_else(|| a.clone(), str::to_string));
         } else {
             rest.push(a.clone());
         }
@@ -810,39 +834,18 @@ fn flag_error(ctx: &mut Ctx, spec: &Spec, e: FlagError) -> CmdResult {
 fn dispatch(ctx: &mut Ctx, args: &[String]) -> CmdResult {
     let (path, rest) = find_path(args);
     if path.is_empty() {
-        ctx.print(ROOT_HELP);
+        ctx.print(&args::root_usage(ROOT_HEAD));
         return Ok(());
     }
     let joined = path.join(" ");
     let Some(cmd) = COMMANDS.iter().find(|c| c.spec.path == joined) else {
-        if path.len() == 1
-            && ["lease", "member", "endpoint", "alarm", "snapshot", "check"]
-                .contains(&joined.as_str())
-        {
-            ctx.print(ROOT_HELP);
-            return Ok(());
-        }
-        let word = &path[0];
-        if COMMANDS
-            .iter()
-            .any(|c| c.spec.path.starts_with(&format!("{word} ")))
-        {
-            // `lease frob`: cobra runs the group, which only prints its help.
-            ctx.print(ROOT_HELP);
-            return Ok(());
-        }
-        let msg = format!("unknown command {} for \"etcdctl\"", args::go_quote(word));
-        let _ = writeln!(
-            ctx.out.stderr,
-            "Error: {msg}\nRun 'etcdctl --help' for usage."
-        );
-        return Err(Exit::new(EXIT_ERROR, msg));
+        return not_simulated(ctx, &path, &rest);
     };
     // Words after the path that belong to the command (e.g. `lease grant 600`).
     let extra: Vec<String> = path[path_len(&cmd.spec)..].to_vec();
     let mut all = extra;
     all.extend(rest);
-    let parsed = match args::parse(&cmd.spec, &all) {
+    let mut parsed = match args::parse(&cmd.spec, &all) {
         Ok(p) => p,
         Err(e) => return flag_error(ctx, &cmd.spec, e),
     };
@@ -850,12 +853,65 @@ fn dispatch(ctx: &mut Ctx, args: &[String]) -> CmdResult {
         ctx.print(&args::usage(&cmd.spec));
         return Ok(());
     }
+    let offline = OFFLINE.contains(&cmd.spec.path)
+        || (cmd.spec.path == "defrag" && parsed.is_set("data-dir"));
+    if !offline {
+        let now = ctx.world.now();
+        env::apply(ctx.env, &mut parsed, now, &mut ctx.out.stderr)?;
+    }
     apply_globals(ctx, &parsed)?;
     (cmd.run)(ctx, &parsed)
 }
 
+/// The commands that make no client, so never read the `ETCDCTL_*` flags (3.4's
+/// `clientConfigFromCmd` is where they are read).
+const OFFLINE: &[&str] = &["version", "snapshot status", "snapshot restore"];
+
 fn path_len(spec: &Spec) -> usize {
     spec.path.split(' ').count()
+}
+
+/// A path no simulated command has: cobra's unknown command, a group's help (an unknown
+/// subcommand runs the group), `help`, or a real command Raft Lab does not simulate.
+fn not_simulated(ctx: &mut Ctx, path: &[String], rest: &[String]) -> CmdResult {
+    let word = &path[0];
+    if tree::command(word).is_none() {
+        let msg = tree::unknown_command(word);
+        let _ = writeln!(
+            ctx.out.stderr,
+            "Error: {msg}\nRun 'etcdctl --help' for usage."
+        );
+        return Err(Exit::new(EXIT_ERROR, msg));
+    }
+    if word == "help" {
+        let asked = path[1..].iter().chain(rest).cloned().collect::<Vec<_>>();
+        let (topic, _) = find_path(&asked);
+        let spec = COMMANDS.iter().find(|c| c.spec.path == topic.join(" "));
+        ctx.print(&spec.map_or_else(|| args::root_usage(ROOT_HEAD), |c| args::usage(&c.spec)));
+        return Ok(());
+    }
+    let known_sub = path
+        .get(1)
+        .is_some_and(|sub| tree::subcommand(word, sub).is_some());
+    if let (Some(short), false) = (tree::group_short(word), known_sub) {
+        // `lease frob`: cobra runs the group, which only prints its help.
+        let own: &[args::Flag] = if word == "endpoint" {
+            &[CLUSTER_FLAG]
+        } else {
+            &[]
+        };
+        let subs = tree::subcommands(word, ROOT_HEAD);
+        ctx.print(&args::group_usage(word, short, &subs, own));
+        return Ok(());
+    }
+    // A real etcdctl command (`lock`, `member update`) the simulation has no model for.
+    Err(Exit::new(
+        EXIT_ERROR,
+        format!(
+            "raftlab: `etcdctl {}` is a real etcdctl 3.4 command that Raft Lab does not simulate",
+            path.join(" ")
+        ),
+    ))
 }
 
 /// Global flags; the output format is checked when the command makes its client.
@@ -891,7 +947,9 @@ pub fn init_display(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     }
 }
 
-const ROOT_HELP: &str = "NAME:\n\tetcdctl - A simple command line client for etcd3.\n\nUSAGE:\n\tetcdctl [flags]\n\nVERSION:\n\t3.4.23\n\nAPI VERSION:\n\t3.4\n\n\nCOMMANDS:\n\talarm disarm\t\tDisarms all alarms\n\talarm list\t\tLists all alarms\n\tcheck perf\t\tCheck the performance of the etcd cluster\n\tcompaction\t\tCompacts the event history in etcd\n\tdefrag\t\t\tDefragments the storage of the etcd members with given endpoints\n\tdel\t\t\tRemoves the specified key or range of keys [key, range_end)\n\tendpoint hashkv\t\tPrints the KV history hash for each endpoint in --endpoints\n\tendpoint health\t\tChecks the healthiness of endpoints specified in `--endpoints` flag\n\tendpoint status\t\tPrints out the status of endpoints specified in `--endpoints` flag\n\tget\t\t\tGets the key or a range of keys\n\tlease grant\t\tCreates leases\n\tlease keep-alive\tKeeps leases alive (renew)\n\tlease list\t\tList all active leases\n\tlease revoke\t\tRevokes leases\n\tlease timetolive\tGet lease information\n\tmember add\t\tAdds a member into the cluster\n\tmember list\t\tLists all members in the cluster\n\tmember promote\t\tPromotes a non-voting member in the cluster\n\tmember remove\t\tRemoves a member from the cluster\n\tmove-leader\t\tTransfers leadership to another etcd cluster member.\n\tput\t\t\tPuts the given key into the store\n\tsnapshot restore\tRestores an etcd member snapshot to an etcd directory\n\tsnapshot save\t\tStores an etcd node backend snapshot to a given file\n\tsnapshot status\t\tGets backend snapshot status of a given file\n\ttxn\t\t\tTxn processes all the requests in one transaction\n\tversion\t\t\tPrints the version of etcdctl\n\twatch\t\t\tWatches events stream on keys or prefixes\n";
+/// etcdctl 3.4.23's `--help` down to its flags (Debian's binary, verbatim): every command,
+/// simulated or not.
+const ROOT_HEAD: &str = "NAME:\n\tetcdctl - A simple command line client for etcd3.\n\nUSAGE:\n\tetcdctl [flags]\n\nVERSION:\n\t3.4.23\n\nAPI VERSION:\n\t3.4\n\n\nCOMMANDS:\n\talarm disarm\t\tDisarms all alarms\n\talarm list\t\tLists all alarms\n\tauth disable\t\tDisables authentication\n\tauth enable\t\tEnables authentication\n\tcheck datascale\t\tCheck the memory usage of holding data for different workloads on a given server endpoint.\n\tcheck perf\t\tCheck the performance of the etcd cluster\n\tcompaction\t\tCompacts the event history in etcd\n\tcompletion bash\t\tGenerate the autocompletion script for bash\n\tcompletion fish\t\tGenerate the autocompletion script for fish\n\tcompletion powershell\tGenerate the autocompletion script for powershell\n\tcompletion zsh\t\tGenerate the autocompletion script for zsh\n\tdefrag\t\t\tDefragments the storage of the etcd members with given endpoints\n\tdel\t\t\tRemoves the specified key or range of keys [key, range_end)\n\telect\t\t\tObserves and participates in leader election\n\tendpoint hashkv\t\tPrints the KV history hash for each endpoint in --endpoints\n\tendpoint health\t\tChecks the healthiness of endpoints specified in `--endpoints` flag\n\tendpoint status\t\tPrints out the status of endpoints specified in `--endpoints` flag\n\tget\t\t\tGets the key or a range of keys\n\thelp\t\t\tHelp about any command\n\tlease grant\t\tCreates leases\n\tlease keep-alive\tKeeps leases alive (renew)\n\tlease list\t\tList all active leases\n\tlease revoke\t\tRevokes leases\n\tlease timetolive\tGet lease information\n\tlock\t\t\tAcquires a named lock\n\tmake-mirror\t\tMakes a mirror at the destination etcd cluster\n\tmember add\t\tAdds a member into the cluster\n\tmember list\t\tLists all members in the cluster\n\tmember promote\t\tPromotes a non-voting member in the cluster\n\tmember remove\t\tRemoves a member from the cluster\n\tmember update\t\tUpdates a member in the cluster\n\tmigrate\t\t\tMigrates keys in a v2 store to a mvcc store\n\tmove-leader\t\tTransfers leadership to another etcd cluster member.\n\tput\t\t\tPuts the given key into the store\n\trole add\t\tAdds a new role\n\trole delete\t\tDeletes a role\n\trole get\t\tGets detailed information of a role\n\trole grant-permission\tGrants a key to a role\n\trole list\t\tLists all roles\n\trole revoke-permission\tRevokes a key from a role\n\tsnapshot restore\tRestores an etcd member snapshot to an etcd directory\n\tsnapshot save\t\tStores an etcd node backend snapshot to a given file\n\tsnapshot status\t\tGets backend snapshot status of a given file\n\ttxn\t\t\tTxn processes all the requests in one transaction\n\tuser add\t\tAdds a new user\n\tuser delete\t\tDeletes a user\n\tuser get\t\tGets detailed information of a user\n\tuser grant-role\t\tGrants a role to a user\n\tuser list\t\tLists all users\n\tuser passwd\t\tChanges password of user\n\tuser revoke-role\tRevokes a role from a user\n\tversion\t\t\tPrints the version of etcdctl\n\twatch\t\t\tWatches events stream on keys or prefixes\n\n";
 
 #[cfg(test)]
 mod tests;

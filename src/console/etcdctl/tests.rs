@@ -16,7 +16,13 @@ fn run(
     stdin: Option<&str>,
 ) -> Output {
     let args = shlex::split(line).unwrap();
-    run_etcdctl(w, f, &args, stdin, Stop::Default(DEFAULT_STREAM_MS))
+    let env = Env::new();
+    let run = Invocation {
+        args: &args,
+        stdin,
+        env: &env,
+    };
+    run_etcdctl(w, f, run, Stop::Default(DEFAULT_STREAM_MS))
 }
 
 #[test]

@@ -10,7 +10,7 @@ use super::{
 use crate::etcd::ClientError;
 use crate::etcd::{prefix_range_end, EventType, WatchRequest, WatchResponse};
 
-pub const FLAGS: [Flag; 5] = [
+pub const FLAGS: [Flag; 4] = [
     short("interactive", 'i', Kind::Bool, "false", "Interactive mode"),
     flag(
         "prefix",
@@ -23,12 +23,6 @@ pub const FLAGS: [Flag; 5] = [
         Kind::Bool,
         "false",
         "get the previous key-value pair before the event happens",
-    ),
-    flag(
-        "progress-notify",
-        Kind::Bool,
-        "false",
-        "get periodic watch progress notification from server",
     ),
     flag("rev", Kind::Int, "0", "Revision to start watching"),
 ];

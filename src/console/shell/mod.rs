@@ -2,6 +2,8 @@
 //! `"$rev"`), command substitution (`$(etcdctl endpoint status -w json | jq …)`), `echo`, and
 //! `date` on the virtual clock (`snapshot-$(date +%Y%m%d).db`).
 
+pub mod env;
+pub mod fs;
 pub mod pipe;
 
 use super::error::ConsoleError;
@@ -15,14 +17,44 @@ pub fn words(line: &str) -> Result<Vec<String>, ConsoleError> {
         .ok_or_else(|| ConsoleError::Syntax("unterminated quote or trailing backslash".into()))
 }
 
-/// `NAME=value` (a bare assignment): the name and the unexpanded value.
-pub fn assignment(line: &str) -> Option<(&str, &str)> {
-    let (name, value) = line.split_once('=')?;
-    let mut chars = name.chars();
-    let first_ok = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
-    (first_ok && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some((name, value))
+/// What the articles print for installing etcd or reading JSON, which this machine cannot run,
+/// and why: (command, message). The simulated machine has no internet and no Python; what
+/// they would install is installed.
+const ABSENT: &[(&str, &str)] = &[
+    ("curl", "Raft Lab's machine has no internet, so nothing can be downloaded. etcdctl 3.4.23 and etcdutl are already installed: skip the download steps (curl, tar, mv, rm) and go on with `etcdctl version`."),
+    ("wget", "Raft Lab's machine has no internet, so nothing can be downloaded. etcdctl 3.4.23 and etcdutl are already installed: go on with `etcdctl version`."),
+    ("tar", "there is no release tarball to unpack (Raft Lab's machine has no internet to download one). etcdctl 3.4.23 and etcdutl are already installed: go on with `etcdctl version`."),
+    ("apt", "Raft Lab's machine has no internet to reach a package archive. etcd-client is already installed (etcdctl 3.4.23, and etcdutl): go on with `etcdctl version`."),
+    ("apt-get", "Raft Lab's machine has no internet to reach a package archive. etcd-client is already installed (etcdctl 3.4.23, and etcdutl): go on with `etcdctl version`."),
+    ("python3", "there is no Python on Raft Lab's machine. To read a field of etcdctl's JSON, use jq, which is here: rev=$(etcdctl endpoint status -w json | jq '.[0].Status.header.revision')"),
+];
+
+/// Why `command` cannot run here, as its stderr line, if it is one the articles print
+/// that this machine lacks. Its exit status is bash's for a missing command, 127.
+pub fn absent(command: &str) -> Option<String> {
+    ABSENT
+        .iter()
+        .find(|(name, _)| *name == command)
+        .map(|(name, why)| format!("{name}: {why}\n"))
+}
+
+/// The names of [`absent`] commands (the verbs that print it).
+#[cfg(test)]
+pub fn absent_names() -> impl Iterator<Item = &'static str> {
+    ABSENT.iter().map(|(name, _)| *name)
+}
+
+/// The command a pipeline segment runs: its first word after `NAME=value` prefixes and
+/// `sudo` (`sudo ETCDCTL_API=3 etcdctl …` is etcdctl). Empty for an empty segment.
+pub fn command_name(segment: &str) -> &str {
+    command_name_and_rest(segment).next().unwrap_or("")
+}
+
+/// The words of a segment from its command on (see [`command_name`]).
+pub fn command_name_and_rest(segment: &str) -> impl Iterator<Item = &str> {
+    segment
+        .split_whitespace()
+        .skip_while(|w| env::assignment_word(w).is_some() || *w == "sudo" || *w == "-E")
 }
 
 /// Expands `$NAME`, `${NAME}` and `$(command)` outside single quotes, as bash does before it
@@ -93,6 +125,44 @@ pub fn expand(
         i += 1;
     }
     Ok(out)
+}
+
+/// The words of `line` before any expansion, split at blanks outside quotes, `$(…)` and
+/// `${…}` (where bash finds the assignments of a line). None: an unterminated one.
+pub fn raw_words(line: &str) -> Option<Vec<String>> {
+    let chars: Vec<char> = line.chars().collect();
+    let (mut words, mut word) = (Vec::new(), String::new());
+    let (mut i, mut single, mut double) = (0, false, false);
+    while i < chars.len() {
+        let c = chars[i];
+        let mut end = i;
+        match c {
+            '\\' if !single => end = (i + 1).min(chars.len() - 1),
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '$' if !single && chars.get(i + 1) == Some(&'(') => end = closing(&chars, i + 1)?,
+            '$' if !single && chars.get(i + 1) == Some(&'{') => {
+                end = i + chars[i..].iter().position(|c| *c == '}')?;
+            }
+            c if c.is_whitespace() && !single && !double => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        word.extend(&chars[i..=end]);
+        i = end + 1;
+    }
+    if single || double {
+        return None;
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    Some(words)
 }
 
 /// The index of the `)` that closes the `(` at `open`, skipping quoted text and nesting.
@@ -173,12 +243,27 @@ mod tests {
     }
 
     #[test]
-    fn assignments_are_bare_names() {
-        assert_eq!(assignment("rev=$(x)"), Some(("rev", "$(x)")));
-        assert_eq!(assignment("_a1=b"), Some(("_a1", "b")));
-        assert_eq!(assignment("etcdctl put k=v"), None);
-        assert_eq!(assignment("1x=2"), None);
-        assert_eq!(assignment("--rev=3"), None);
+    fn raw_words_keep_substitutions_whole() {
+        assert_eq!(
+            raw_words("rev=$(etcdctl endpoint status -w json | jq '.[0]') x=\"a b\"").unwrap(),
+            [
+                "rev=$(etcdctl endpoint status -w json | jq '.[0]')",
+                "x=\"a b\""
+            ]
+        );
+        assert_eq!(raw_words("a=${b c} d").unwrap(), ["a=${b c}", "d"]);
+        assert_eq!(raw_words(r"a\ b").unwrap(), [r"a\ b"]);
+        assert!(raw_words("x=$(oops").is_none());
+        assert!(raw_words("x='oops").is_none());
+    }
+
+    #[test]
+    fn the_command_of_a_segment_skips_prefixes_and_sudo() {
+        assert_eq!(command_name("sudo ETCDCTL_API=3 etcdctl get k"), "etcdctl");
+        assert_eq!(command_name("A=1 B=2 kubectl get pods"), "kubectl");
+        assert_eq!(command_name("sudo -E crictl ps"), "crictl");
+        assert_eq!(command_name("etcdctl put k=v x"), "etcdctl");
+        assert_eq!(command_name("  "), "");
     }
 
     #[test]

@@ -39,8 +39,7 @@ pub fn filter(words: &[String], input: &str) -> (String, String, i32) {
         );
     };
     let result = match cmd.as_str() {
-        "head" => count_arg(cmd, args).map(|n| head(input, n)),
-        "tail" => count_arg(cmd, args).map(|n| tail(input, n)),
+        "head" | "tail" => head_or_tail(cmd, args, input),
         "wc" => wc(args, input),
         "grep" => return grep(args, input),
         "sort" => sort(args, input),
@@ -49,7 +48,11 @@ pub fn filter(words: &[String], input: &str) -> (String, String, i32) {
         "strings" => strings(args, input),
         "base64" => base64_filter(args, input),
         "cat" if args.is_empty() || args == ["-"] => Ok(input.to_string()),
-        other => return (String::new(), format!("{other}: command not found\n"), 127),
+        other => {
+            let why =
+                super::absent(other).unwrap_or_else(|| format!("{other}: command not found\n"));
+            return (String::new(), why, 127);
+        }
     };
     match result {
         Ok(out) => (out, String::new(), 0),
@@ -82,6 +85,51 @@ fn count_arg(cmd: &str, args: &[String]) -> Result<i64, String> {
     text.trim_start_matches('+')
         .parse::<i64>()
         .map_err(|_| format!("{cmd}: invalid number of lines: ‘{text}’"))
+}
+
+/// `head`/`tail` with `-n N` (lines) or `-c N` (bytes).
+fn head_or_tail(cmd: &str, args: &[String], input: &str) -> Result<String, String> {
+    if let Some(bytes) = byte_count(cmd, args)? {
+        let all = input.as_bytes();
+        let n = usize::try_from(bytes.unsigned_abs()).unwrap_or(usize::MAX);
+        let kept = match (cmd, bytes >= 0) {
+            ("head", true) => &all[..n.min(all.len())],
+            ("head", false) => &all[..all.len().saturating_sub(n)],
+            _ => &all[all.len().saturating_sub(n)..],
+        };
+        return Ok(String::from_utf8_lossy(kept).into_owned());
+    }
+    let n = count_arg(cmd, args)?;
+    Ok(if cmd == "head" {
+        head(input, n)
+    } else {
+        tail(input, n)
+    })
+}
+
+/// `-c N`, `-cN`, `--bytes=N` (with GNU's `k`/`M` suffixes): a count of bytes, if asked.
+fn byte_count(cmd: &str, args: &[String]) -> Result<Option<i64>, String> {
+    let text = match args {
+        [c] if c == "-c" || c == "--bytes" => {
+            return Err(format!(
+            "{cmd}: option requires an argument -- 'c'\nTry '{cmd} --help' for more information."
+        ))
+        }
+        [c, v] if c == "-c" || c == "--bytes" => v.as_str(),
+        [a] if a.starts_with("-c") => &a[2..],
+        [a] if a.starts_with("--bytes=") => &a["--bytes=".len()..],
+        _ => return Ok(None),
+    };
+    let (digits, scale) = match text.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&text[..i], 1024),
+        Some((i, 'M')) => (&text[..i], 1024 * 1024),
+        _ => (text, 1),
+    };
+    digits
+        .trim_start_matches('+')
+        .parse::<i64>()
+        .map(|n| Some(n.saturating_mul(scale)))
+        .map_err(|_| format!("{cmd}: invalid number of bytes: ‘{text}’"))
 }
 
 /// GNU head: the first n lines; a negative n, all but the last |n|.
@@ -139,68 +187,59 @@ fn wc(args: &[String], input: &str) -> Result<String, String> {
     })
 }
 
-/// `grep [-i] [-v] [-c] [-n] [-F|-E] PATTERN`: basic regular expressions with `.`, `*`, `^`
-/// and `$` (and `\` for a literal). Exit status 1 when nothing matched, 2 on bad usage.
+/// GNU grep's usage error lines.
+const GREP_USAGE: &str =
+    "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n";
+
+/// How grep reads its pattern.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Syntax {
+    Basic,
+    Extended,
+    Fixed,
+}
+
+/// `grep [-i] [-v] [-c] [-n] [-G|-E|-F] PATTERN`: GNU's basic (the default) or extended
+/// regular expressions, or a fixed string. Exit status 1 when nothing matched, 2 on bad
+/// usage.
 fn grep(args: &[String], input: &str) -> (String, String, i32) {
-    let (mut ignore_case, mut invert, mut count, mut number, mut fixed) =
-        (false, false, false, false, false);
+    let fail = |text: String| (String::new(), text, 2);
+    let (mut ignore_case, mut invert, mut count, mut number) = (false, false, false, false);
+    let mut syntax = Syntax::Basic;
     let mut pattern = None;
     for a in args {
         match a.as_str() {
-            flags if flags.starts_with('-') && flags.len() > 1 && pattern.is_none() => {
+            flags if flags.starts_with('-') && flags.len() > 1 => {
                 for f in flags[1..].chars() {
                     match f {
                         'i' => ignore_case = true,
                         'v' => invert = true,
                         'c' => count = true,
                         'n' => number = true,
-                        'F' => fixed = true,
-                        'E' | 'G' => {}
+                        'F' => syntax = Syntax::Fixed,
+                        'E' => syntax = Syntax::Extended,
+                        'G' => syntax = Syntax::Basic,
                         other => {
-                            return (
-                                String::new(),
-                                format!("grep: invalid option -- '{other}'\nUsage: grep [OPTION]... PATTERNS [FILE]...\n"),
-                                2,
-                            )
+                            return fail(format!("grep: invalid option -- '{other}'\n{GREP_USAGE}"))
                         }
                     }
                 }
             }
             p if pattern.is_none() => pattern = Some(p.to_string()),
-            _ => {
-                return (
-                    String::new(),
-                    "grep: reading files is not possible here (only a pipe)\n".into(),
-                    2,
-                )
-            }
+            _ => return fail("grep: reading files is not possible here (only a pipe)\n".into()),
         }
     }
-    let Some(mut pattern) = pattern else {
-        return (
-            String::new(),
-            "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n"
-                .into(),
-            2,
-        );
+    let Some(pattern) = pattern else {
+        return fail(GREP_USAGE.into());
     };
-    if ignore_case {
-        pattern = pattern.to_lowercase();
-    }
+    let re = match compile(&pattern, syntax, ignore_case) {
+        Ok(re) => re,
+        Err(e) => return fail(format!("grep: {e}\n")),
+    };
     let mut out = String::new();
     let mut hits = 0;
     for (i, line) in lines(input).enumerate() {
-        let text = line.trim_end_matches('\n');
-        let text = if ignore_case {
-            text.to_lowercase()
-        } else {
-            text.to_string()
-        };
-        let found = if fixed {
-            text.contains(&pattern)
-        } else {
-            regex_match(pattern.as_bytes(), text.as_bytes())
-        };
+        let found = re.is_match(line.trim_end_matches('\n'));
         if found != invert {
             hits += 1;
             if !count {
@@ -220,52 +259,53 @@ fn grep(args: &[String], input: &str) -> (String, String, i32) {
     (out, String::new(), if hits > 0 { 0 } else { 1 })
 }
 
-/// Rob Pike's matcher (Kernighan & Pike, *The Practice of Programming*): `c . ^ $ *`, plus
-/// `\c` for a literal c.
-fn regex_match(re: &[u8], text: &[u8]) -> bool {
-    if let Some(rest) = re.strip_prefix(b"^") {
-        return match_here(rest, text);
-    }
-    (0..=text.len()).any(|i| match_here(re, &text[i..]))
-}
-
-/// The first atom of `re` and its length (`\c` is two bytes).
-fn atom(re: &[u8]) -> (Option<u8>, usize) {
-    match re {
-        [b'\\', c, ..] => (Some(*c), 2),
-        [b'.', ..] => (None, 1),
-        [c, ..] => (Some(*c), 1),
-        [] => (None, 0),
-    }
-}
-
-fn match_here(re: &[u8], text: &[u8]) -> bool {
-    if re.is_empty() {
-        return true;
-    }
-    if re == b"$" {
-        return text.is_empty();
-    }
-    let (want, len) = atom(re);
-    let fits = |c: u8| want.is_none_or(|w| w == c);
-    if re.get(len) == Some(&b'*') {
-        let rest = &re[len + 1..];
-        let mut i = 0;
-        loop {
-            if match_here(rest, &text[i..]) {
-                return true;
-            }
-            if i < text.len() && fits(text[i]) {
-                i += 1;
+/// The pattern as a regex-lite expression, or GNU grep's complaint about it.
+fn compile(pattern: &str, syntax: Syntax, ignore_case: bool) -> Result<regex_lite::Regex, String> {
+    let extended = match syntax {
+        Syntax::Fixed => regex_lite::escape(pattern),
+        Syntax::Extended => pattern.replace("\\<", "\\b").replace("\\>", "\\b"),
+        Syntax::Basic => basic_to_extended(pattern),
+    };
+    regex_lite::RegexBuilder::new(&extended)
+        .case_insensitive(ignore_case)
+        .build()
+        .map_err(|e| {
+            let e = e.to_string();
+            if e.contains("group") {
+                "Unmatched ( or \\(".to_string()
+            } else if e.contains("class") {
+                "Unmatched [, [^, [:, [., or [=".to_string()
             } else {
-                return false;
+                "Invalid regular expression".to_string()
             }
+        })
+}
+
+/// GNU's basic syntax in extended terms: `\| \+ \? \( \) \{ \}` are the operators there, and
+/// the bare characters are literals; `\<`/`\>` are word boundaries.
+fn basic_to_extended(pattern: &str) -> String {
+    let mut out = String::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(op @ ('|' | '+' | '?' | '(' | ')' | '{' | '}')) => out.push(op),
+                Some('<' | '>') => out.push_str("\\b"),
+                Some(other) => {
+                    out.push('\\');
+                    out.push(other);
+                }
+                None => out.push_str("\\\\"),
+            },
+            '|' | '+' | '?' | '(' | ')' | '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '*' if out.is_empty() || out.ends_with('^') => out.push_str("\\*"),
+            c => out.push(c),
         }
     }
-    match text.first() {
-        Some(c) if fits(*c) => match_here(&re[len..], &text[1..]),
-        _ => false,
-    }
+    out
 }
 
 /// `strings [-n N]`: the runs of at least N (4) printable characters, one per line; what
@@ -770,8 +810,72 @@ mod tests {
         );
         assert_eq!(run("grep -n Pending", text).0, "3:Etcd-x   Pending\n");
         assert_eq!(run(r"grep 'm\.'", "m1\nm.2\n").0, "m.2\n");
+        assert_eq!(run("grep 'b+c'", "ab+c\nabbc\n").0, "ab+c\n");
+        assert_eq!(run(r"grep 'b\+c'", "ab+c\nabbc\n").0, "abbc\n");
+        assert_eq!(run("grep 'etcd|x'", "etcd|x\netcd\n").0, "etcd|x\n");
+        assert_eq!(run(r"grep 'a\|q'", "a\nq\nz\n").0, "a\nq\n");
         assert_eq!(run("grep nothing", text).2, 1);
         assert_eq!(run("grep", text).2, 2);
+    }
+
+    #[test]
+    fn grep_extended_and_fixed() {
+        let ps = "CONTAINER  IMAGE  NAME\n1 x etcd\n2 x kube-apiserver\n3 x kube-scheduler\n";
+        assert_eq!(
+            run(r#"grep -E "etcd|kube-apiserver""#, ps).0,
+            "1 x etcd\n2 x kube-apiserver\n"
+        );
+        assert_eq!(run("grep -E 'kube-(a|s)[a-z]+$' -c", ps).0, "2\n");
+        assert_eq!(run("grep -F 'a|b'", "a|b\nab\n").0, "a|b\n");
+        assert_eq!(run("grep -Ei 'ETCD$'", ps).0, "1 x etcd\n");
+        assert_eq!(
+            run("grep -E '('", ps),
+            (String::new(), "grep: Unmatched ( or \\(\n".into(), 2)
+        );
+        assert_eq!(
+            run("grep '['", ps),
+            (
+                String::new(),
+                "grep: Unmatched [, [^, [:, [., or [=\n".into(),
+                2
+            )
+        );
+        assert_eq!(
+            run("grep -Q x", ps),
+            (String::new(), "grep: invalid option -- 'Q'\nUsage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n".into(), 2)
+        );
+    }
+
+    #[test]
+    fn head_and_tail_count_bytes() {
+        assert_eq!(run("head -c 4", "abcdef\nxyz\n").0, "abcd");
+        assert_eq!(run("head -c4", "abcdef").0, "abcd");
+        assert_eq!(run("head --bytes=2", "abc").0, "ab");
+        assert_eq!(run("head -c -2", "abcdef").0, "abcd");
+        assert_eq!(run("head -c 1k", "abc").0, "abc");
+        assert_eq!(run("tail -c 2", "abc").0, "bc");
+        assert_eq!(
+            run("head -c x", "abc"),
+            (
+                String::new(),
+                "head: invalid number of bytes: ‘x’\n".into(),
+                1
+            )
+        );
+        assert_eq!(
+            run("head -c", "abc"),
+            (String::new(), "head: option requires an argument -- 'c'\nTry 'head --help' for more information.\n".into(), 1)
+        );
+    }
+
+    #[test]
+    fn python3_in_a_pipe_says_to_use_jq() {
+        let (out, err, code) = run("python3 -c 'import sys'", "{}");
+        assert_eq!((out.as_str(), code), ("", 127));
+        assert!(
+            err.starts_with("python3: there is no Python") && err.contains("jq"),
+            "{err}"
+        );
     }
 
     #[test]

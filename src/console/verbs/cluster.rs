@@ -11,9 +11,9 @@ use crate::sim::SimError;
 use std::fmt::Write as _;
 
 /// What `wait` waits for.
-enum Wait {
+enum Wait<'a> {
     Leader,
-    For(Millis),
+    For(Millis, &'a str),
     /// `wait until GOAL`: the goal checked against the mark, as `expect` checks it.
     Until(Goal),
 }
@@ -22,7 +22,7 @@ pub fn too_long(what: &str) -> ConsoleError {
     ConsoleError::failed(crate::console::longer_than_the_longest_wait(what))
 }
 
-fn parse_wait(call: &Call) -> Result<Wait, ConsoleError> {
+fn parse_wait<'a>(call: &Call<'a>) -> Result<Wait<'a>, ConsoleError> {
     match call.args[..] {
         ["leader"] => Ok(Wait::Leader),
         ["until"] => Err(call.usage_because("until needs a goal")),
@@ -30,10 +30,7 @@ fn parse_wait(call: &Call) -> Result<Wait, ConsoleError> {
         [duration] => {
             let ms = parse_duration(duration)
                 .ok_or_else(|| ConsoleError::duration(duration, "500ms, 2s, 1h30m"))?;
-            if ms > WAIT_LIMIT_MS {
-                return Err(too_long(&format!("wait {duration}")));
-            }
-            Ok(Wait::For(ms))
+            Ok(Wait::For(ms, duration))
         }
         _ => Err(call.usage()),
     }
@@ -56,7 +53,7 @@ pub fn wait(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
             }
             s.record("wait leader");
         }
-        Wait::For(ms) => s.run_for(ms),
+        Wait::For(ms, duration) => let_time_pass(s, ms, &format!("wait {duration}"))?,
         Wait::Until(goal) => {
             let (base, start) = (s.mark(), s.world.now());
             let met = s.run_until_goal(WAIT_LEADER_LIMIT_MS, &goal, &base);
@@ -76,6 +73,16 @@ pub fn wait(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
         }
     }
     Ok(Output::default())
+}
+
+/// Lets `ms` of virtual time pass, up to the longest wait; `asked` is the command that asked
+/// (`wait 2s`, `sleep 10`).
+pub fn let_time_pass(s: &mut Session, ms: Millis, asked: &str) -> Result<(), ConsoleError> {
+    if ms > WAIT_LIMIT_MS {
+        return Err(too_long(asked));
+    }
+    s.run_for(ms);
+    Ok(())
 }
 
 pub fn status(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {

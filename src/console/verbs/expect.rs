@@ -4,6 +4,7 @@
 use super::Call;
 use crate::console::error::ConsoleError;
 use crate::console::goal::Goal;
+use crate::console::shell::fs;
 use crate::console::{Output, Session};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -59,26 +60,33 @@ struct Entry<'a> {
     mode: &'static str,
     links: u32,
     size: usize,
-    dir: bool,
 }
 
-fn entry<'a>(files: &BTreeMap<String, Vec<u8>>, name: &'a str, bytes: &[u8]) -> Entry<'a> {
-    if crate::etcd::read_data_dir(files, name).is_some() {
-        return Entry {
-            name,
-            mode: "drwx------",
-            links: 3,
-            size: 4096,
-            dir: true,
-        };
-    }
-    let snapshot = crate::etcd::snapshot_file_status(files, name).is_ok();
+/// The entry `name` lists for the file at `key`.
+fn entry<'a>(files: &BTreeMap<String, Vec<u8>>, name: &'a str, key: &str) -> Entry<'a> {
+    let (mode, links) = match fs::node(files, key) {
+        Some(fs::Node::DataDir) => ("drwx------", 3),
+        // etcd keeps its member dir private; `member` holds `snap` and `wal`.
+        Some(fs::Node::Dir) if fs::data_dir_part(files, key).is_some() => {
+            ("drwx------", if key.ends_with("/member") { 4 } else { 2 })
+        }
+        Some(fs::Node::Dir) => ("drwxr-xr-x", 2),
+        _ => {
+            let snapshot = crate::etcd::snapshot_file_status(files, key).is_ok();
+            let size = files.get(key).map_or(0, Vec::len);
+            return Entry {
+                name,
+                mode: if snapshot { "-rw-------" } else { "-rw-r--r--" },
+                links: 1,
+                size,
+            };
+        }
+    };
     Entry {
         name,
-        mode: if snapshot { "-rw-------" } else { "-rw-r--r--" },
-        links: 1,
-        size: bytes.len(),
-        dir: false,
+        mode,
+        links,
+        size: 4096,
     }
 }
 
@@ -114,17 +122,6 @@ fn listing(entries: &[Entry], long_format: bool) -> String {
     entries.iter().map(|e| format!("{}\n", e.name)).collect()
 }
 
-/// What a data dir holds (etcd's layout: `member/snap`, `member/wal`).
-fn data_dir_entries() -> [Entry<'static>; 1] {
-    [Entry {
-        name: "member",
-        mode: "drwx------",
-        links: 4,
-        size: 4096,
-        dir: true,
-    }]
-}
-
 /// `ls [-l] [-1] [FILE]...`, as GNU ls prints to a pipe: one name a line, in byte order.
 pub fn ls(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
     let mut long_format = false;
@@ -144,14 +141,14 @@ pub fn ls(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
     }
     let files = &s.files;
     if names.is_empty() {
-        let all: Vec<Entry> = files.iter().map(|(n, b)| entry(files, n, b)).collect();
-        return Ok(Output::ok(listing(&all, long_format)));
+        return Ok(Output::ok(dir_listing(files, "", long_format)));
     }
     names.sort_unstable();
     let mut out = Output::default();
     let (mut plain, mut dirs) = (Vec::new(), Vec::new());
     for name in names {
-        match files.get(name.trim_start_matches("./")) {
+        let key = fs::key(name);
+        match fs::node(files, &key) {
             None => {
                 let _ = writeln!(
                     out.stderr,
@@ -159,29 +156,39 @@ pub fn ls(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
                 );
                 out.code = 2;
             }
-            Some(bytes) => {
-                let e = entry(files, name, bytes);
-                if e.dir {
-                    dirs.push(e);
-                } else {
-                    plain.push(e);
-                }
-            }
+            Some(fs::Node::File) => plain.push(entry(files, name, &key)),
+            Some(_) => dirs.push((name, key)),
         }
     }
-    out.stdout = listing(&plain, long_format);
+    if !plain.is_empty() || dirs.is_empty() {
+        out.stdout = listing(&plain, long_format);
+    }
     let headed = plain.len() + dirs.len() > 1;
-    for dir in dirs {
+    for (name, key) in dirs {
         if !out.stdout.is_empty() {
             out.stdout.push('\n');
         }
         if headed {
-            let _ = writeln!(out.stdout, "{}:", dir.name);
+            let _ = writeln!(out.stdout, "{name}:");
         }
-        out.stdout
-            .push_str(&listing(&data_dir_entries(), long_format));
+        out.stdout.push_str(&dir_listing(files, &key, long_format));
     }
     Ok(out)
+}
+
+/// What `ls DIR` prints for the directory at `dir`.
+fn dir_listing(files: &BTreeMap<String, Vec<u8>>, dir: &str, long_format: bool) -> String {
+    let names = fs::children(files, dir);
+    let keys: Vec<String> = names
+        .iter()
+        .map(|n| fs::key(&format!("{}/{n}", if dir.is_empty() { "." } else { dir })))
+        .collect();
+    let entries: Vec<Entry> = names
+        .iter()
+        .zip(&keys)
+        .map(|(n, k)| entry(files, n, k))
+        .collect();
+    listing(&entries, long_format)
 }
 
 fn ls_error(stderr: String) -> Output {

@@ -6,9 +6,11 @@ mod cluster;
 mod expect;
 mod kube;
 mod network;
+mod shell;
 mod tools;
 
 use super::error::ConsoleError;
+use super::shell::env::Env;
 use super::{Output, Session};
 use crate::base::MemberId;
 use crate::sim::SimError;
@@ -27,6 +29,8 @@ pub struct Verb {
     pub pipes: bool,
     /// A real tool: it prints its own error texts (a script adds no line number to them).
     pub tool: bool,
+    /// A bash builtin (`export`): part of the shell, so `sudo` cannot run it.
+    pub builtin: bool,
     run: Run,
 }
 
@@ -38,6 +42,8 @@ pub struct Call<'a> {
     pub args: Vec<&'a str>,
     pub line: &'a str,
     pub stdin: Option<&'a str>,
+    /// The environment the command starts with (exports and its `NAME=value` prefixes).
+    pub env: &'a Env,
 }
 
 impl Call<'_> {
@@ -59,6 +65,7 @@ const fn sim(name: &'static str, usage: &'static str, about: &'static str, run: 
         about,
         pipes: false,
         tool: false,
+        builtin: false,
         run,
     }
 }
@@ -76,6 +83,17 @@ const fn tool(name: &'static str, usage: &'static str, about: &'static str, run:
         ..printer(name, usage, about, run)
     }
 }
+
+const fn builtin(name: &'static str, usage: &'static str, about: &'static str, run: Run) -> Verb {
+    Verb {
+        builtin: true,
+        ..tool(name, usage, about, run)
+    }
+}
+
+/// What the commands this machine lacks say of themselves in help.
+const ABSENT_ABOUT: &str =
+    "not on this machine (no internet, no Python): says what to type instead";
 
 /// Every verb, in the order the unknown-command text lists them: the real tools, then the
 /// simulator's verbs.
@@ -112,6 +130,21 @@ pub static VERBS: &[Verb] = &[
     printer("date", "date [+FORMAT]", "the virtual clock's date", tools::date),
     sim("expect", "expect PRED [and PRED]... | expect --mark [PRED...]", "check a goal (a false one fails the run); --mark: compare start.… with now, watch ever …", expect::expect),
     tool("ls", "ls [-l] [FILE...]", "the working directory: snapshots, restored data dirs, written files", expect::ls),
+    builtin("export", "export [-n] [NAME[=VALUE]...]", "give a variable to the commands run after (ETCDCTL_ENDPOINTS…)", shell::export),
+    builtin("unset", "unset NAME...", "forget a variable", shell::unset),
+    tool("sudo", "sudo [-E] COMMAND", "run a command as root (the console is root already); exports do not reach it", shell::sudo),
+    tool("sleep", "sleep SECONDS", "let virtual time pass, as wait does", shell::sleep),
+    tool("mkdir", "mkdir [-p] DIR...", "make a directory", shell::files),
+    tool("mv", "mv SOURCE... TARGET", "move or rename files and directories", shell::files),
+    tool("cp", "cp [-r] SOURCE... TARGET", "copy files and directories", shell::files),
+    tool("rm", "rm [-rf] FILE...", "remove files and directories", shell::files),
+    tool("cat", "cat FILE...", "print files", shell::cat),
+    tool("curl", "curl URL", ABSENT_ABOUT, shell::absent),
+    tool("wget", "wget URL", ABSENT_ABOUT, shell::absent),
+    tool("tar", "tar ARCHIVE", ABSENT_ABOUT, shell::absent),
+    tool("apt", "apt install PACKAGE", ABSENT_ABOUT, shell::absent),
+    tool("apt-get", "apt-get install PACKAGE", ABSENT_ABOUT, shell::absent),
+    tool("python3", "python3 -c PROGRAM", ABSENT_ABOUT, shell::absent),
     printer("help", "help [COMMAND]", "this list, or one command's usage", help_verb),
     sim("clear", "clear", "empty the page's console (a script prints nothing)", tools::clear),
 ];
@@ -170,7 +203,13 @@ fn help_verb(_: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
 
 impl Session {
     /// Runs one command (no pipes, already expanded) through the verb its first word names.
-    pub(super) fn run_verb(&mut self, words: &[String], line: &str, stdin: Option<&str>) -> Output {
+    pub(super) fn run_verb(
+        &mut self,
+        words: &[String],
+        line: &str,
+        stdin: Option<&str>,
+        env: &Env,
+    ) -> Output {
         let Some((name, rest)) = words.split_first() else {
             return Output::default();
         };
@@ -183,6 +222,7 @@ impl Session {
             args: rest.iter().map(String::as_str).collect(),
             line,
             stdin,
+            env,
         };
         (verb.run)(self, &call).unwrap_or_else(Output::error)
     }

@@ -14,7 +14,7 @@ fn recorded(s: &mut Session, call: &Call, out: Output) -> Result<Output, Console
 }
 
 pub fn etcdctl(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
-    let out = etcdctl::etcdctl(s, call.words, call.stdin);
+    let out = etcdctl::etcdctl(s, call.words, call.stdin, call.env);
     recorded(s, call, out)
 }
 
@@ -60,7 +60,7 @@ pub fn timeout(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
         Some(limit) if limit > crate::console::WAIT_LIMIT_MS => {
             return Err(super::cluster::too_long(&format!("timeout {secs}")));
         }
-        Some(limit) => etcdctl::etcdctl_timeout(s, rest, call.stdin, limit),
+        Some(limit) => etcdctl::etcdctl_timeout(s, rest, call.stdin, call.env, limit),
         None => Output {
             stderr: format!("timeout: invalid time interval '{secs}'\n"),
             code: 125,
