@@ -230,6 +230,14 @@ fn clear_reset_divider_and_wide_tables() {
             Some(true),
             "the console scrolls sideways"
         );
+        page.console("etcdctl put after-the-table yes").await?;
+        page.wait_console_output("OK").await?;
+        let layout = page.execute(LAST_ENTRY_LAYOUT, vec![]).await?;
+        assert_eq!(
+            layout.as_str(),
+            Some("one line at the left"),
+            "the command after a wide table, and its output, read as typed"
+        );
         page.screenshot("console-wide-table-1024x768").await?;
         page.click(r#"[data-action="reset"]"#).await?;
         // The run has history, so Reset asks first (the presenter branch's question).
@@ -242,6 +250,22 @@ fn clear_reset_divider_and_wide_tables() {
         Ok(())
     });
 }
+
+/// Where the last console entry's command line and output sit: both at the output's left
+/// edge, the command on one line (a log cell's styling once centred them in a column).
+const LAST_ENTRY_LAYOUT: &str = r#"
+const out = document.querySelector('[data-console-output]');
+const entries = out.querySelectorAll('[data-console-entry]');
+const last = entries[entries.length - 1];
+const cmd = last.querySelector('.cmd').getBoundingClientRect();
+const text = last.querySelector('.out').getBoundingClientRect();
+const left = out.getBoundingClientRect().left + parseFloat(getComputedStyle(out).paddingLeft);
+const lineHeight = parseFloat(getComputedStyle(out).lineHeight);
+const atLeft = (r) => Math.abs(r.left - left) < 2;
+if (!atLeft(cmd) || !atLeft(text)) return `not at the left: ${cmd.left} ${text.left} vs ${left}`;
+if (cmd.height > lineHeight * 1.5) return `the command wraps: ${cmd.height}px for ${lineHeight}px lines`;
+return 'one line at the left';
+"#;
 
 /// A shared link replays the run and the console shows what it ran (dimmed); "rewind to
 /// start and play" plays it again, its commands appearing as the clock reaches them.
@@ -270,6 +294,13 @@ fn shared_link_shows_its_transcript_and_plays_again() {
             let copy = h.open_path(&path, 1280, 720).await?;
             copy.wait_exists(r#"[data-console-entry="replayed"]"#)
                 .await?;
+            let opacity = copy
+                .execute(
+                    r#"return getComputedStyle(document.querySelector('[data-console-entry="replayed"]')).opacity;"#,
+                    vec![],
+                )
+                .await?;
+            assert_eq!(opacity.as_str(), Some("0.62"), "replayed lines are dimmed");
             let out = copy.wait_console_output("etcdctl put shared yes").await?;
             assert!(out.contains("kill m1"), "{out}");
             assert_eq!(

@@ -447,7 +447,7 @@ fn presenter_zoom_and_contrast() {
         let label = wait_for("a message label on the ring", async || {
             let v = page
                 .execute(
-                    "const l = document.querySelector('svg.cluster .msg-label'); if (!l) return null;
+                    "const l = document.querySelector('svg.cluster .msg-label text'); if (!l) return null;
                      const svg = l.ownerSVGElement; const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
                      return Math.min(scale, svg.getBoundingClientRect().height / svg.viewBox.baseVal.height) * parseFloat(getComputedStyle(l).fontSize);",
                     vec![],

@@ -35,7 +35,7 @@ fn node_menu(name: &str) -> String {
 }
 
 /// Point 13: a member's actions from the ring (a one-click client write on the leader, freeze,
-/// time out, kill), the vote tally of a candidate and why its pre-vote was refused, and
+/// time out, kill; a click outside closes it), the vote tally of a candidate and why its pre-vote was refused, and
 /// "frozen" on the ring, named apart from the run's Pause.
 #[test]
 fn the_ring_menu_acts_and_a_campaign_shows_its_tally() {
@@ -53,6 +53,11 @@ fn the_ring_menu_acts_and_a_campaign_shows_its_tally() {
                 .await?;
             page.wait_exists(&node_menu(&leader.name)).await?;
             page.screenshot("ring-menu-1280x720").await?;
+            page.click(".events").await?;
+            page.wait_count("[data-node-menu]", 0).await?;
+            page.click(&format!(r#"[data-node="{}"] .body"#, leader.name))
+                .await?;
+            page.wait_exists(&node_menu(&leader.name)).await?;
             page.click(r#"[data-node-action="client-write"]"#).await?;
             let out = page.wait_console_output("put demo").await?;
             page.wait_console_output("OK").await?;

@@ -244,7 +244,7 @@ fn cluster_panel(lab: &Lab, view: &View, d: &Dispatch) -> Html {
         <section class="cluster-panel panel" aria-label={t(lang, Text::Cluster)}>
             { status::clock(world, view, d) }
             <div class="cluster-wrap">
-                { cluster::render_cluster(world, lang, view.selected_message, select_message(d)) }
+                { cluster::render_cluster(world, view.presenter, lang, view.selected_message, select_message(d)) }
                 if let Some(id) = view.selected_message {
                     { panels::inspector(world, lab.recorder(), id, lang, d) }
                 }

@@ -13,6 +13,8 @@ use super::ring::{self, EdgeLabel, LabelMetrics, Placed, Wire};
 use crate::base::{MemberId, Millis};
 use crate::etcd::{Cluster as World, PartitionView};
 use crate::sim::InFlight;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 const SIZE: f64 = 560.0;
@@ -128,7 +130,7 @@ pub struct RingPicture {
     /// (i, j, cut) for each pair of members.
     pub links: Vec<(usize, usize, bool)>,
     pub dots: Vec<Dot>,
-    pub labels: Vec<(EdgeLabel, Placed)>,
+    pub labels: Vec<EdgeLabel>,
     pub radius: f64,
     /// The leader's one-click client write.
     pub client_write: Option<String>,
@@ -216,13 +218,6 @@ pub fn picture(world: &World) -> RingPicture {
         })
         .collect();
     let labels = ring::edge_labels(&wires);
-    let centres: Vec<(f64, f64)> = (0..count).map(|i| position(i, count)).collect();
-    let metrics = LabelMetrics {
-        keep_out: radius + 12.0,
-        char_width: 7.5,
-        height: 16.0,
-    };
-    let placed = ring::place_labels(&centres, &labels, metrics);
     let revision = world
         .leader()
         .and_then(|l| world.kv_view(l))
@@ -232,7 +227,7 @@ pub fn picture(world: &World) -> RingPicture {
             .iter()
             .filter_map(|m| dot(m, now, &ids, radius))
             .collect(),
-        labels: labels.into_iter().zip(placed).collect(),
+        labels,
         client_write: world.leader().map(|l| ring::client_write(l, revision)),
         partition: world.partition_view(),
         nodes,
@@ -241,18 +236,47 @@ pub fn picture(world: &World) -> RingPicture {
     }
 }
 
+/// Message labels on screen, in CSS px: a laptop's reading size, and the room's (issue 17
+/// point 5 asks at least 18 px in presenter mode).
+const LABEL_PX: f64 = 12.0;
+const PRESENTER_LABEL_PX: f64 = 19.0;
+
+/// Message labels' type size in SVG units for their size on screen: the ring is drawn
+/// `SIZE` units wide at whatever size the layout leaves it (`scale` px per unit).
+fn label_font(scale: Option<f64>, presenter: bool) -> f64 {
+    let px = if presenter {
+        PRESENTER_LABEL_PX
+    } else {
+        LABEL_PX
+    };
+    (px / scale.unwrap_or(0.5)).clamp(10.0, 64.0)
+}
+
+/// Where the labels go, set in `font` (SVG units).
+fn placed_labels(pic: &RingPicture, font: f64) -> Vec<Placed> {
+    let count = pic.nodes.len();
+    let centres: Vec<(f64, f64)> = (0..count).map(|i| position(i, count)).collect();
+    ring::place_labels(
+        &centres,
+        &pic.labels,
+        LabelMetrics::for_font(font, pic.radius + 12.0),
+    )
+}
+
 pub fn render_cluster(
     world: &World,
+    presenter: bool,
     lang: Lang,
     selected: Option<u64>,
     on_select: Callback<u64>,
 ) -> Html {
-    html! { <Ring picture={picture(world)} {lang} {selected} {on_select} /> }
+    html! { <Ring picture={picture(world)} {presenter} {lang} {selected} {on_select} /> }
 }
 
 #[derive(Properties, PartialEq)]
 pub struct RingProps {
     pub picture: RingPicture,
+    pub presenter: bool,
     pub lang: Lang,
     pub selected: Option<u64>,
     pub on_select: Callback<u64>,
@@ -280,6 +304,7 @@ pub fn Ring(props: &RingProps) -> Html {
             })
         })
     };
+    use_close_on_outside_click(&menu);
     // The menu pattern: an opened menu takes the focus on its first item, and a closed one
     // gives it back to its member (once the render has removed the menu).
     let last_open = use_mut_ref(|| None::<MemberId>);
@@ -292,12 +317,18 @@ pub fn Ring(props: &RingProps) -> Html {
             (None, None) => {}
         }
     });
+    // Measured at the last render: the ring's size changes with the layout, not the frame.
+    let scale = svg.cast::<web_sys::Element>().and_then(|el| {
+        let side = f64::from(el.client_width().min(el.client_height()));
+        (side > 0.0).then(|| side / SIZE)
+    });
+    let font = label_font(scale, props.presenter);
+    let placed = placed_labels(pic, font);
     let menu_html = menu
         .and_then(|a| pic.nodes.iter().find(|n| n.id == a.member).map(|n| (a, n)))
         .map(|(a, n)| node_menu(n, a, pic, lang, page.as_ref(), menu.clone()));
     html! {
         <div class="ring" data-ring="">
-            { super::network::partition_chip(&pic.partition, lang) }
             <div class="ring-stage">
             <svg ref={svg} class="cluster" viewBox={format!("0 0 {SIZE} {SIZE}")} role="group"
                  aria-label={t(lang, Text::Cluster)}>
@@ -312,11 +343,11 @@ pub fn Ring(props: &RingProps) -> Html {
                 }) }
                 // Messages last, on top of the members, so every one of them can be clicked.
                 { for pic.dots.iter().map(|d| message_dot(d, lang, props.selected, &props.on_select)) }
-                { for pic.labels.iter().map(|(l, p)| label(l, p, &pic.nodes)) }
+                { for pic.labels.iter().zip(&placed).map(|(l, p)| label(l, p, &pic.nodes, font)) }
             </svg>
             { for menu_html }
             </div>
-            { ring_tools(lang) }
+            { ring_tools(&pic.partition, lang) }
         </div>
     }
 }
@@ -331,6 +362,37 @@ fn on_activate(action: impl Fn() + 'static) -> Callback<KeyboardEvent> {
             action();
         }
     })
+}
+
+/// While a member's menu is open, a click anywhere but in it or on its member (whose own
+/// click toggles it) closes it, as the page's other menus do.
+#[hook]
+fn use_close_on_outside_click(menu: &UseStateHandle<Option<Anchor>>) {
+    let handle = menu.clone();
+    use_effect_with(menu.map(|a| a.member), move |open| {
+        let document = web_sys::window().and_then(|w| w.document());
+        let listener = open.map(|id| {
+            let keep = format!(r#"{}, [data-node="{id}"]"#, menu_selector(id));
+            Closure::<dyn Fn(MouseEvent)>::new(move |e: MouseEvent| {
+                let inside = e
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                    .and_then(|el| el.closest(&keep).ok().flatten())
+                    .is_some();
+                if !inside {
+                    handle.set(None);
+                }
+            })
+        });
+        if let (Some(d), Some(l)) = (&document, &listener) {
+            let _ = d.add_event_listener_with_callback("click", l.as_ref().unchecked_ref());
+        }
+        move || {
+            if let (Some(d), Some(l)) = (&document, &listener) {
+                let _ = d.remove_event_listener_with_callback("click", l.as_ref().unchecked_ref());
+            }
+        }
+    });
 }
 
 fn menu_selector(id: MemberId) -> String {
@@ -439,7 +501,7 @@ fn message_dot(d: &Dot, lang: Lang, selected: Option<u64>, on_select: &Callback<
     }
 }
 
-fn label(l: &EdgeLabel, p: &Placed, nodes: &[NodePicture]) -> Html {
+fn label(l: &EdgeLabel, p: &Placed, nodes: &[NodePicture], font: f64) -> Html {
     let name = |i: usize| nodes.get(i).map_or(String::new(), |n| n.id.to_string());
     let class = classes!("msg-label", l.heartbeat_only.then_some("heartbeat"));
     html! {
@@ -447,14 +509,16 @@ fn label(l: &EdgeLabel, p: &Placed, nodes: &[NodePicture]) -> Html {
             data-label-count={l.count.to_string()}>
             <rect x={format!("{:.1}", p.x - p.width / 2.0)} y={format!("{:.1}", p.y - p.height / 2.0)}
                 width={format!("{:.1}", p.width)} height={format!("{:.1}", p.height)} rx="4" />
-            <text x={format!("{:.1}", p.x)} y={format!("{:.1}", p.y)}>{ l.text.clone() }</text>
+            <text x={format!("{:.1}", p.x)} y={format!("{:.1}", p.y)}
+                font-size={format!("{font:.1}")}>{ l.text.clone() }</text>
         </g>
     }
 }
 
 /// The heartbeat switch and the legend of the codes (the switch works by CSS alone, so
-/// flipping it re-renders nothing).
-fn ring_tools(lang: Lang) -> Html {
+/// flipping it re-renders nothing), and the network's state: in this row, not over the
+/// ring, where it covered the top member on a narrow column.
+fn ring_tools(partition: &PartitionView, lang: Lang) -> Html {
     html! {
         <div class="ring-tools">
             <label class="fade-heartbeats">
@@ -470,6 +534,7 @@ fn ring_tools(lang: Lang) -> Html {
                 </dl>
                 <p class="muted">{ t(lang, Text::MessageCodesHint) }</p>
             </details>
+            { super::network::partition_chip(partition, lang) }
         </div>
     }
 }

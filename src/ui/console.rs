@@ -205,9 +205,10 @@ fn entry(e: &ConsoleEntry, lang: Lang) -> Html {
                 { format!("── {} · {} ──\n", t(lang, Text::NewRun), e.line) }</span>
         };
     }
+    // Not "entry": that is a log cell's class (a centred inline-flex column).
     let class = classes!(
-        "entry",
-        (e.kind == EntryKind::Replayed).then_some("replayed")
+        "console-entry",
+        (e.kind == EntryKind::Replayed).then_some("console-replayed")
     );
     let heredoc = e.stdin.as_ref().map(|body| {
         let lines: String = body.lines().map(|l| format!("> {l}\n")).collect();

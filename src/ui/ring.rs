@@ -108,6 +108,15 @@ pub struct LabelMetrics {
 }
 
 impl LabelMetrics {
+    /// The boxes of labels set in `font` (SVG units) of the ring's bold sans type.
+    pub fn for_font(font: f64, keep_out: f64) -> LabelMetrics {
+        LabelMetrics {
+            keep_out,
+            char_width: font * 0.625,
+            height: font * 4.0 / 3.0,
+        }
+    }
+
     fn width(&self, text: &str) -> f64 {
         text.chars().count() as f64 * self.char_width + 8.0
     }
