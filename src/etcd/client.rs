@@ -1039,6 +1039,36 @@ mod tests {
         }
     }
 
+    /// Regression (found by the random clients' histories, seed 30 of `client_histories`):
+    /// a network that duplicated a follower's forwarded proposal made the leader append it
+    /// twice, so one put was applied at two revisions and one delete answered "0 deleted"
+    /// (its second apply). etcd's transport never duplicates a proposal; the simulator's no
+    /// longer does either, whatever it does to other messages.
+    #[test]
+    fn a_forwarded_proposal_is_applied_once_on_a_duplicating_network() {
+        let mut config = ClusterConfig::new(3, 30);
+        config.net.duplicate = 1.0;
+        let mut c = config.build();
+        assert!(c.run_until_cond(30_000, |c| c.ready_leader().is_some()));
+        let leader = c.leader().unwrap();
+        let follower = c.member_ids().into_iter().find(|m| *m != leader).unwrap();
+        let before = put(&mut c, follower, "k", "v").unwrap().header.revision;
+        c.run_for(1_000);
+        let reply = c
+            .kv(
+                leader,
+                Request::Range(RangeRequest::key(b"k".to_vec())),
+                false,
+                REQUEST_TIMEOUT_MS,
+            )
+            .unwrap();
+        let Response::Range(r) = reply.body else {
+            panic!("{reply:?}");
+        };
+        assert_eq!(r.kvs[0].version, 1, "the put was applied more than once");
+        assert_eq!(r.kvs[0].mod_revision, before);
+    }
+
     #[test]
     fn writes_through_any_member_are_read_everywhere() {
         let mut c = cluster(3, 11);
