@@ -284,6 +284,20 @@ impl fmt::Display for Counterexample {
     }
 }
 
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Linearizable => f.write_str("linearizable"),
+            Verdict::Violation(cx) => write!(f, "{cx}"),
+            Verdict::Unknown { key } => write!(
+                f,
+                "linearizability: unknown, the search on key {:?} ran out of steps",
+                String::from_utf8_lossy(key)
+            ),
+        }
+    }
+}
+
 /// `[12, 15] c3 put "k1" "c3-4" -> rev 9`: an operation as a report line.
 pub fn describe(op: &Operation) -> String {
     let ret = op
