@@ -420,6 +420,45 @@ fn forget_vote(switch_on: bool) -> World {
     w
 }
 
+/// The same two leaders of one term, each with a client: m1 (cut off) takes a put x=A, m3
+/// commits a put x=B with m2 and answers it. The network heals while m1 still leads; its
+/// append of A matches m2's log by (index, term) at the entry before, and m2, which holds B
+/// at A's index with the same term, takes the entry as one it has: it acknowledges, m1
+/// counts a quorum and applies A where m2 and m3 applied B. Reads through m1 and m3 disagree.
+fn forget_vote_with_clients(switch_on: bool) -> World {
+    let mut config = ClusterConfig::new(3, 52);
+    config.teaching.forget_vote_on_restart = switch_on;
+    let mut w = World::new(config);
+    w.c.net.cut.insert((M1, M3));
+    w.campaign(M1);
+    w.isolate(M1);
+    w.run(50);
+    w.client_put(M1, "x", "A");
+    w.bounce(&[M2]);
+    w.c.timeout(M3).unwrap();
+    w.observe();
+    w.run(300);
+    let leader = if switch_on { M3 } else { M2 };
+    w.client_put(leader, "x", "B");
+    w.run(200);
+    w.c.net.heal();
+    w.run(300);
+    w.client_get(M3, "x");
+    w.client_get(M1, "x");
+    w
+}
+
+#[test]
+fn forgetting_the_vote_loses_an_answered_put() {
+    let mut on = forget_vote_with_clients(true);
+    on.verdict(true, Property::ElectionSafety);
+    on.history_verdict(true);
+    let mut off = forget_vote_with_clients(false);
+    off.verdict(false, Property::ElectionSafety);
+    assert_eq!(off.history.counts(), (4, 0), "every request answered");
+    off.history_verdict(false);
+}
+
 #[test]
 fn forgetting_the_vote_on_restart_breaks_election_safety_5_2() {
     forget_vote(true).verdict(true, Property::ElectionSafety);
