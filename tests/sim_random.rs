@@ -136,10 +136,10 @@ impl Knobs {
 /// see the checkers catch it in random runs (then seeds are expected to fail).
 /// `rule` (a test's own) overrides the variable.
 fn break_rule(config: &mut ClusterConfig, rule: Option<&str>) {
-    let rule = rule
-        .map(str::to_string)
-        .ok_or(())
-        .or_else(|_| std::env::var("RAFTLAB_BREAK"));
+    let rule = match rule {
+        Some(r) => Ok(r.to_string()),
+        None => std::env::var("RAFTLAB_BREAK"),
+    };
     match rule.as_deref() {
         Ok("figure8") => config.teaching.commit_old_terms_by_counting = true,
         Ok("vote") => config.teaching.vote_without_log_check = true,

@@ -118,10 +118,7 @@ impl World {
             .operations()
             .map(linearizability::describe)
             .collect();
-        println!(
-            "switch {}: {verdict}",
-            if switch_on { "on" } else { "off" }
-        );
+        println!("switch {}: {verdict}", if switch_on { "on" } else { "off" });
         if switch_on {
             assert!(
                 matches!(verdict, Verdict::Violation(_)),
