@@ -2,15 +2,20 @@
 //! (partitions, crashes, forced timeouts, lost messages: no luck involved) in which the switch
 //! ON makes the matching checker report its violation, while the very same scenario with the
 //! switch OFF reports nothing at all. A switch that no checker can catch would be a bug in the
-//! checkers.
+//! checkers. Where a broken rule loses a write a client was told was done (Figure 8, the
+//! vote's log check), the scenario's clients also record a history that the linearizability
+//! checker rejects with the switch on and accepts with it off.
 //!
 //! A trick used throughout: a member that just restarted knows no leader, so it answers a
 //! (pre-)vote at once instead of ignoring it for an election timeout (the check-quorum lease);
 //! kill and restart make an election happen exactly when the scenario wants it.
 
 use raftlab::base::{Index, MemberId, Millis, Term};
+use raftlab::check::linearizability::{self, History, Input, Output, Verdict};
 use raftlab::check::{Monitor, Property};
-use raftlab::etcd::{Cluster, ClusterConfig};
+use raftlab::etcd::{
+    ClientError, Cluster, ClusterConfig, InFlightKv, PutRequest, RangeRequest, Request,
+};
 use raftlab::sim::InFlight;
 
 const M1: MemberId = MemberId(1);
@@ -19,10 +24,14 @@ const M3: MemberId = MemberId(3);
 const M4: MemberId = MemberId(4);
 const M5: MemberId = MemberId(5);
 
-/// A cluster with its monitor fed after every single event.
+/// A cluster with its monitor fed after every single event, and the history of the clients
+/// the scenario sends requests for.
 struct World {
     c: Cluster,
     monitor: Monitor,
+    history: History,
+    /// Requests in flight and their operations in the history.
+    waiting: Vec<(InFlightKv, usize)>,
 }
 
 impl World {
@@ -32,13 +41,93 @@ impl World {
         let mut w = World {
             c,
             monitor: Monitor::new(),
+            history: History::default(),
+            waiting: Vec::new(),
         };
         w.observe();
         w
     }
 
+    /// After every event: the checkers' turn, and the answers that came to the clients.
     fn observe(&mut self) {
         self.monitor.observe(&self.c);
+        let (done, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.waiting)
+            .into_iter()
+            .partition(|(sent, _)| self.c.kv_answered(sent));
+        self.waiting = waiting;
+        for (sent, op) in done {
+            self.finish(sent, op);
+        }
+    }
+
+    fn finish(&mut self, sent: InFlightKv, op: usize) {
+        let input = Input::of(&sent.request).expect("single-key requests");
+        match self.c.finish_kv(sent) {
+            Ok((reply, _)) => {
+                let output = Output::of(&input, &reply.body).expect("an answer of its kind");
+                self.history.answered(op, output);
+            }
+            Err(ClientError::DeadlineExceeded) => {}
+            Err(_) => self.history.failed(op),
+        }
+    }
+
+    /// A client sends a put of `key` through `ep`; its answer is taken when it comes.
+    fn client_put(&mut self, ep: MemberId, key: &str, value: &str) {
+        let input = Input::Put {
+            key: key.into(),
+            value: value.into(),
+        };
+        let req = Request::Put(PutRequest::new(key, value));
+        self.send(ep, input, req);
+    }
+
+    /// A client reads `key` through `ep` (linearizable) and waits up to 3 s for the answer.
+    fn client_get(&mut self, ep: MemberId, key: &str) {
+        let req = Request::Range(RangeRequest::key(key));
+        self.send(ep, Input::Get { key: key.into() }, req);
+        self.wait_answers(3_000);
+    }
+
+    /// Runs (observing) until every client request has its answer, for at most `limit_ms`.
+    fn wait_answers(&mut self, limit_ms: Millis) {
+        let deadline = self.c.now() + limit_ms;
+        while !self.waiting.is_empty() && self.c.next_event_time().is_some_and(|t| t <= deadline) {
+            self.c.step();
+            self.observe();
+        }
+    }
+
+    fn send(&mut self, ep: MemberId, input: Input, req: Request) {
+        let op = self.history.call(0, input);
+        match self.c.send_kv(ep, req, false) {
+            Ok(sent) => self.waiting.push((sent, op)),
+            Err(_) => self.history.failed(op),
+        }
+    }
+
+    /// Gives up on every request still waiting, then checks the clients' history: rejected
+    /// with the switch on, linearizable with it off.
+    fn history_verdict(&mut self, switch_on: bool) {
+        for (sent, op) in std::mem::take(&mut self.waiting) {
+            self.finish(sent, op);
+        }
+        let verdict = linearizability::check(&self.history, linearizability::STEP_BUDGET);
+        let ops: Vec<String> = self
+            .history
+            .operations()
+            .map(linearizability::describe)
+            .collect();
+        println!("switch {}: {verdict}", if switch_on { "on" } else { "off" });
+        if switch_on {
+            assert!(
+                matches!(verdict, Verdict::Violation(_)),
+                "switch on: expected a non-linearizable history, got {verdict:?}: {ops:#?}\n{}",
+                self.trace_tail()
+            );
+        } else {
+            assert_eq!(verdict, Verdict::Linearizable, "switch off: {ops:#?}");
+        }
     }
 
     /// Steps (observing after each event) until `done` holds; panics after `limit_ms`.
@@ -175,11 +264,13 @@ impl World {
 /// §5.4.2, Figure 8: a leader that commits an entry of an earlier term by counting replicas
 /// lets a later leader overwrite it, so two members apply different entries at one index.
 ///
-/// m1 (term a) puts X at index i on m1 and m2 only, and crashes with m2. m5 wins term b with
+/// A client puts x=X through m1 (term a); X lands at index i on m1 and m2 only, and both
+/// crash. m5 wins term b with
 /// m3 and m4 but is cut off at once: its own entry at i (term b) stays on m5 alone. m1
 /// restarts and wins term c; the network loses every copy of its new term-c entry, so only X
 /// reaches m3 and m4. Counting replicas, m1 commits and applies X. m1 crashes; m5 restarts and
 /// wins term d (its last term b beats their a), overwrites X and applies its own entry at i.
+/// m1 had answered the client's put: a read of x through m5 now misses it.
 fn figure_8(switch_on: bool) -> World {
     let mut config = ClusterConfig::new(5, 8);
     config.teaching.commit_old_terms_by_counting = switch_on;
@@ -189,7 +280,7 @@ fn figure_8(switch_on: bool) -> World {
     // (a) X reaches m2 only.
     w.c.net.partition(&[vec![M1, M2], vec![M3, M4, M5]]);
     let (i, a) = (w.last_index(M1) + 1, w.term(M1));
-    w.c.propose(M1, b"X".to_vec()).expect("m1 leads");
+    w.client_put(M1, "x", "X");
     w.step_until(1_000, "X on m2", |c| {
         c.node(M2).is_some_and(|n| n.log().last_index() >= i)
     });
@@ -239,22 +330,27 @@ fn figure_8(switch_on: bool) -> World {
     w.bounce(&[M2, M3, M4]);
     w.campaign(M5);
     w.run(1_000);
+    w.client_get(M5, "x");
     w
 }
 
 #[test]
 fn figure_8_commit_by_counting_breaks_state_machine_safety_5_4_2() {
-    let on = figure_8(true);
+    let mut on = figure_8(true);
     on.verdict(true, Property::StateMachineSafety);
     assert!(on.monitor.saw(Property::LeaderCompleteness));
-    figure_8(false).verdict(false, Property::StateMachineSafety);
+    on.history_verdict(true);
+    let mut off = figure_8(false);
+    off.verdict(false, Property::StateMachineSafety);
+    off.history_verdict(false);
 }
 
 /// §5.4.1: a voter that skips the up-to-date check elects a leader that lacks a committed
 /// entry.
 ///
-/// m1 commits X with m2 while m3 is partitioned away; m1 crashes; m2, just restarted, is
-/// asked by m3 (whose log lacks X) for its vote.
+/// A client puts x=X through m1, which commits it with m2 (and answers) while m3 is
+/// partitioned away; m1 crashes; m2, just restarted, is asked by m3 (whose log lacks X) for
+/// its vote. A read of x through m3 then misses an answered put.
 fn vote_without_log_check(switch_on: bool) -> World {
     let mut config = ClusterConfig::new(3, 541);
     config.teaching.vote_without_log_check = switch_on;
@@ -262,10 +358,11 @@ fn vote_without_log_check(switch_on: bool) -> World {
     w.elect_and_settle(M1);
     w.c.net.partition(&[vec![M1, M2], vec![M3]]);
     let i = w.last_index(M1) + 1;
-    w.c.propose(M1, b"X".to_vec()).expect("m1 leads");
+    w.client_put(M1, "x", "X");
     w.step_until(1_000, "X committed", |c| {
         c.node(M1).is_some_and(|n| n.log().committed >= i)
     });
+    w.wait_answers(1_000);
     w.c.kill(M1).unwrap();
     w.run(50);
     w.c.net.heal();
@@ -278,13 +375,18 @@ fn vote_without_log_check(switch_on: bool) -> World {
         switch_on,
         "m3 wins only without the log check"
     );
+    w.client_get(M3, "x");
     w
 }
 
 #[test]
 fn voting_without_the_log_check_breaks_leader_completeness_5_4_1() {
-    vote_without_log_check(true).verdict(true, Property::LeaderCompleteness);
-    vote_without_log_check(false).verdict(false, Property::LeaderCompleteness);
+    let mut on = vote_without_log_check(true);
+    on.verdict(true, Property::LeaderCompleteness);
+    on.history_verdict(true);
+    let mut off = vote_without_log_check(false);
+    off.verdict(false, Property::LeaderCompleteness);
+    off.history_verdict(false);
 }
 
 /// §5.2: each server votes for at most one candidate per term, which needs `votedFor` on
@@ -313,6 +415,45 @@ fn forget_vote(switch_on: bool) -> World {
     );
     w.run(3_000);
     w
+}
+
+/// The same two leaders of one term, each with a client: m1 (cut off) takes a put x=A, m3
+/// commits a put x=B with m2 and answers it. The network heals while m1 still leads; its
+/// append of A matches m2's log by (index, term) at the entry before, and m2, which holds B
+/// at A's index with the same term, takes the entry as one it has: it acknowledges, m1
+/// counts a quorum and applies A where m2 and m3 applied B. Reads through m1 and m3 disagree.
+fn forget_vote_with_clients(switch_on: bool) -> World {
+    let mut config = ClusterConfig::new(3, 52);
+    config.teaching.forget_vote_on_restart = switch_on;
+    let mut w = World::new(config);
+    w.c.net.cut.insert((M1, M3));
+    w.campaign(M1);
+    w.isolate(M1);
+    w.run(50);
+    w.client_put(M1, "x", "A");
+    w.bounce(&[M2]);
+    w.c.timeout(M3).unwrap();
+    w.observe();
+    w.run(300);
+    let leader = if switch_on { M3 } else { M2 };
+    w.client_put(leader, "x", "B");
+    w.run(200);
+    w.c.net.heal();
+    w.run(300);
+    w.client_get(M3, "x");
+    w.client_get(M1, "x");
+    w
+}
+
+#[test]
+fn forgetting_the_vote_loses_an_answered_put() {
+    let mut on = forget_vote_with_clients(true);
+    on.verdict(true, Property::ElectionSafety);
+    on.history_verdict(true);
+    let mut off = forget_vote_with_clients(false);
+    off.verdict(false, Property::ElectionSafety);
+    assert_eq!(off.history.counts(), (4, 0), "every request answered");
+    off.history_verdict(false);
 }
 
 #[test]
@@ -389,7 +530,7 @@ fn the_violations_read_as_sentences() {
         .map(|v| v.to_string())
         .unwrap_or_default();
     assert!(
-        text.contains("m1 applied") && text.contains("(X)"),
+        text.contains("m1 applied") && text.contains("but m5 applied"),
         "{text}"
     );
 }

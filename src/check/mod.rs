@@ -11,10 +11,14 @@
 //! [`StateMachineSafety`], [`MonotonicCommit`]. Two more show what the liveness-oriented
 //! options buy: [`StaleLeader`] (what check-quorum prevents) and [`Disruption`] (what
 //! pre-vote prevents). Each violation is reported once, when it is first seen.
+//!
+//! What clients see is checked apart, over a whole recorded history rather than after every
+//! event: [`linearizability`] (Porcupine's algorithm over a key-value model).
 
 mod disruption;
 mod election_safety;
 mod leader_completeness;
+pub mod linearizability;
 mod log_matching;
 mod monotonic_commit;
 mod stale_leader;

@@ -36,6 +36,37 @@ pub struct Header {
 /// A Raft entry: (index, term).
 pub type EntryId = (Index, Term);
 
+/// A key-value request sent with [`Cluster::send_kv`] and not answered yet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InFlightKv {
+    /// The member the client talks to.
+    pub endpoint: MemberId,
+    /// What was asked (a read is served from it once its index is applied).
+    pub request: Request,
+    waiting: Waiting,
+}
+
+/// What the answer to an [`InFlightKv`] waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Waiting {
+    /// Nothing: a serializable read is served from the member's store as it is.
+    Serializable,
+    /// The ReadIndex of this read context, applied on the member.
+    ReadIndex(u64),
+    /// The member's apply of the proposal with this request id.
+    Apply(u64),
+}
+
+impl InFlightKv {
+    fn new(endpoint: MemberId, request: Request, waiting: Waiting) -> InFlightKv {
+        InFlightKv {
+            endpoint,
+            request,
+            waiting,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reply<T> {
     pub header: Header,
@@ -257,15 +288,42 @@ impl Cluster {
         }
         mvcc::validate(&req).map_err(ClientError::Server)?;
         self.reachable(ep, timeout_ms)?;
+        let sent = self.send_kv(ep, req, serializable)?;
+        self.run_until_cond(timeout_ms, |c| c.kv_answered(&sent));
+        self.finish_kv(sent)
+    }
+
+    /// Sends a key-value request without waiting for its answer, as an asynchronous client
+    /// does (several of them in flight at once: the random simulation's concurrent clients).
+    /// Poll [`Cluster::kv_answered`] as the world runs, then [`Cluster::finish_kv`] takes the
+    /// answer, or gives up on the request (the client's deadline passed) if none came. An
+    /// endpoint that takes no connection fails at once, having changed nothing.
+    pub fn send_kv(
+        &mut self,
+        ep: MemberId,
+        req: Request,
+        serializable: bool,
+    ) -> Result<InFlightKv, ClientError> {
+        mvcc::validate(&req).map_err(ClientError::Server)?;
+        if !self.accepts_connections(ep) {
+            return Err(ClientError::DeadlineExceeded);
+        }
         let read_only = match &req {
             Request::Range(_) => true,
             Request::Txn(t) => mvcc::txn_is_read_only(t),
             _ => false,
         };
+        if read_only && serializable {
+            return Ok(InFlightKv::new(ep, req, Waiting::Serializable));
+        }
         if read_only {
-            return self
-                .read(ep, req, serializable, timeout_ms)
-                .map(|reply| (reply, None));
+            let ctx_id = self.member_mut(ep, |m, ctx| {
+                let id = m.next_request_id();
+                m.begin_read(id, ctx);
+                id
+            });
+            let ctx_id = ctx_id.ok_or(ClientError::DeadlineExceeded)?;
+            return Ok(InFlightKv::new(ep, req, Waiting::ReadIndex(ctx_id)));
         }
         if let Some(Err(e)) = self.process(ep).map(|m| m.store.check_quota(&req)) {
             return Err(ClientError::Server(e));
@@ -275,11 +333,73 @@ impl Cluster {
         }
         let id = self.member_mut(ep, |m, ctx| {
             let id = m.next_request_id();
-            m.submit(&Proposal::Kv { id, request: req }, ctx);
+            m.submit(
+                &Proposal::Kv {
+                    id,
+                    request: req.clone(),
+                },
+                ctx,
+            );
             id
         });
         let id = id.ok_or(ClientError::DeadlineExceeded)?;
-        self.run_until_cond(timeout_ms, |c| c.has_response(ep, id));
+        Ok(InFlightKv::new(ep, req, Waiting::Apply(id)))
+    }
+
+    /// Whether the answer to `sent` is there (a write applied by its member, a linearizable
+    /// read's index applied, a serializable read at once).
+    pub fn kv_answered(&self, sent: &InFlightKv) -> bool {
+        let Some(m) = self.process(sent.endpoint) else {
+            return false;
+        };
+        match sent.waiting {
+            Waiting::Serializable => true,
+            Waiting::ReadIndex(ctx_id) => m.read_ready(ctx_id),
+            Waiting::Apply(id) => self.has_response(sent.endpoint, id),
+        }
+    }
+
+    /// The answer to `sent`, or `DeadlineExceeded` (and the request withdrawn where it still
+    /// can be) when it has not come: the client's context ends here.
+    pub fn finish_kv(
+        &mut self,
+        sent: InFlightKv,
+    ) -> Result<(Reply<Response>, Option<EntryId>), ClientError> {
+        let ep = sent.endpoint;
+        let answered = self.kv_answered(&sent);
+        match sent.waiting {
+            Waiting::Serializable | Waiting::ReadIndex(_) => {
+                if let Waiting::ReadIndex(ctx_id) = sent.waiting {
+                    self.member_mut(ep, |m, _| m.end_read(ctx_id));
+                }
+                if !answered {
+                    return Err(ClientError::DeadlineExceeded);
+                }
+                let now = self.now();
+                let result = self
+                    .process(ep)
+                    .map(|m| local_read(&m.store, &sent.request, now))
+                    .ok_or(ClientError::DeadlineExceeded)?;
+                let response = result.map_err(ClientError::Server)?;
+                let reply = Reply {
+                    header: self.header(ep, response.revision()),
+                    body: response,
+                };
+                Ok((reply, None))
+            }
+            Waiting::Apply(id) => self.finish_write(ep, id),
+        }
+    }
+
+    fn has_response(&self, ep: MemberId, id: u64) -> bool {
+        self.process(ep).is_some_and(|m| m.has_response(id))
+    }
+
+    fn finish_write(
+        &mut self,
+        ep: MemberId,
+        id: u64,
+    ) -> Result<(Reply<Response>, Option<EntryId>), ClientError> {
         let answer = self.member_mut(ep, |m, _| m.take_response(id)).flatten();
         if answer.is_none() {
             self.member_mut(ep, |m, _| m.cancel(id));
@@ -295,44 +415,6 @@ impl Cluster {
             Some((Err(e), _, _)) => Err(ClientError::Server(e)),
             None => Err(ClientError::DeadlineExceeded),
         }
-    }
-
-    fn has_response(&self, ep: MemberId, id: u64) -> bool {
-        self.process(ep).is_some_and(|m| m.has_response(id))
-    }
-
-    fn read(
-        &mut self,
-        ep: MemberId,
-        req: Request,
-        serializable: bool,
-        timeout_ms: Millis,
-    ) -> Result<Reply<Response>, ClientError> {
-        if !serializable {
-            let ctx_id = self.member_mut(ep, |m, ctx| {
-                let id = m.next_request_id();
-                m.begin_read(id, ctx);
-                id
-            });
-            let ctx_id = ctx_id.ok_or(ClientError::DeadlineExceeded)?;
-            let ready = self.run_until_cond(timeout_ms, |c| {
-                c.process(ep).is_some_and(|m| m.read_ready(ctx_id))
-            });
-            self.member_mut(ep, |m, _| m.end_read(ctx_id));
-            if !ready {
-                return Err(ClientError::DeadlineExceeded);
-            }
-        }
-        let now = self.now();
-        let result = self
-            .process(ep)
-            .map(|m| local_read(&m.store, &req, now))
-            .ok_or(ClientError::DeadlineExceeded)?;
-        let response = result.map_err(ClientError::Server)?;
-        Ok(Reply {
-            header: self.header(ep, response.revision()),
-            body: response,
-        })
     }
 
     // ----- leases -------------------------------------------------------------------------
@@ -1003,6 +1085,36 @@ mod tests {
             Response::Range(r) => Ok(r.kvs.first().map(|kv| kv.value.clone()).unwrap_or_default()),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// Regression (found by the random clients' histories, seed 30 of `client_histories`):
+    /// a network that duplicated a follower's forwarded proposal made the leader append it
+    /// twice, so one put was applied at two revisions and one delete answered "0 deleted"
+    /// (its second apply). etcd's transport never duplicates a proposal; the simulator's no
+    /// longer does either, whatever it does to other messages.
+    #[test]
+    fn a_forwarded_proposal_is_applied_once_on_a_duplicating_network() {
+        let mut config = ClusterConfig::new(3, 30);
+        config.net.duplicate = 1.0;
+        let mut c = config.build();
+        assert!(c.run_until_cond(30_000, |c| c.ready_leader().is_some()));
+        let leader = c.leader().unwrap();
+        let follower = c.member_ids().into_iter().find(|m| *m != leader).unwrap();
+        let before = put(&mut c, follower, "k", "v").unwrap().header.revision;
+        c.run_for(1_000);
+        let reply = c
+            .kv(
+                leader,
+                Request::Range(RangeRequest::key(b"k".to_vec())),
+                false,
+                REQUEST_TIMEOUT_MS,
+            )
+            .unwrap();
+        let Response::Range(r) = reply.body else {
+            panic!("{reply:?}");
+        };
+        assert_eq!(r.kvs[0].version, 1, "the put was applied more than once");
+        assert_eq!(r.kvs[0].mod_revision, before);
     }
 
     #[test]

@@ -29,6 +29,12 @@ impl Envelope for Message {
     fn describe(&self) -> String {
         Message::describe(self)
     }
+    /// A proposal a follower forwards to its leader travels on rafthttp's TCP streams, which
+    /// never deliver one twice; a duplicate would be appended and applied twice (etcd keeps no
+    /// client sessions to drop it, thesis §6.3), a put or delete the client made once.
+    fn may_duplicate(&self) -> bool {
+        Message::kind(self) != "Propose"
+    }
 }
 
 /// The version a member reports (`endpoint status`) and the cluster version it sets.

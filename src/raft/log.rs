@@ -258,7 +258,8 @@ impl RaftLog {
         self.snapshot_index = index;
         self.snapshot_term = term;
         self.committed = self.committed.max(index);
-        self.applied = self.applied.max(index);
+        // Not `applied`: the state machine has the snapshot only once the driver restored it
+        // (`Raft::advance`), and a read served in between would see the old state.
         self.stable_index = self.stable_index.max(index);
     }
 }

@@ -23,6 +23,10 @@ pub trait Envelope: Clone {
     fn entry_count(&self) -> usize;
     /// One line for traces and tooltips.
     fn describe(&self) -> String;
+    /// Whether the network may deliver it twice (most messages: the protocol must cope).
+    fn may_duplicate(&self) -> bool {
+        true
+    }
 }
 
 /// What a process may do while handling an event: send, ask to be woken, note a trace line.
@@ -559,8 +563,11 @@ impl<P: Process> Sim<P> {
                 self.record_wire(id, self.now, None, Some(why.to_string()), &msg, &describe);
                 self.trace(format!("lose #{id} {describe} ({why})"));
             }
-            Fate::Delivered(delays) => {
+            Fate::Delivered(mut delays) => {
                 self.trace(format!("send #{id} {describe}"));
+                if !msg.may_duplicate() {
+                    delays.truncate(1);
+                }
                 for delay in delays {
                     let sent_ms = self.now;
                     self.record_wire(id, sent_ms, Some(self.now + delay), None, &msg, &describe);

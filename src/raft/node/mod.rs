@@ -521,6 +521,9 @@ impl Raft {
                 self.log.stable_index = self.log.stable_index.max(last.index);
             }
         }
+        if let Some(snap) = &rd.snapshot {
+            self.log.applied = self.log.applied.max(snap.index);
+        }
         if let Some(last) = rd.committed_entries.last() {
             self.log.applied = self.log.applied.max(last.index);
         }
