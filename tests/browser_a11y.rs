@@ -6,10 +6,9 @@
 
 mod browser_support;
 
-use browser_support::{story, story_serving, wait_for, Harness, Member, Page, Result};
+use browser_support::{story, story_serving, wait_for, Harness, Member, Page, Result, SessionPost};
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::key::Key;
-use fantoccini::wd::WebDriverCompatibleCommand;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -419,27 +418,6 @@ fn ring_nodes_and_messages_reachable_by_tab() {
     );
 }
 
-/// Chromium's DevTools command through chromedriver (`goog/cdp/execute`).
-#[derive(Debug)]
-struct Cdp(Value);
-
-impl WebDriverCompatibleCommand for Cdp {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> std::result::Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session_id.unwrap_or_default()
-        ))
-    }
-
-    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::POST, Some(self.0.to_string()))
-    }
-}
-
 /// A browser whose languages are zh-TW opens the page in zh-TW (title too); a language chosen
 /// on the page wins over the browser's from then on.
 #[test]
@@ -450,10 +428,10 @@ fn zh_tw_from_the_browser_language() {
         page.wait_attr("html", "lang", "en").await?;
         let agent = page.execute("return navigator.userAgent;", vec![]).await?;
         page.client()
-            .issue_cmd(Cdp(json!({
-                "cmd": "Emulation.setUserAgentOverride",
-                "params": {"userAgent": agent, "acceptLanguage": "zh-TW,zh;q=0.9,en;q=0.8"},
-            })))
+            .issue_cmd(SessionPost::cdp(
+                "Emulation.setUserAgentOverride",
+                json!({"userAgent": agent, "acceptLanguage": "zh-TW,zh;q=0.9,en;q=0.8"}),
+            ))
             .await?;
         page.goto("/").await?;
         let languages = page.execute("return navigator.languages;", vec![]).await?;

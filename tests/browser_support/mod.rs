@@ -584,7 +584,7 @@ impl Page {
     /// The browser console's messages since the last call (chromedriver hands each out
     /// once), as `LEVEL message` lines. Wasm panics show up here.
     pub async fn browser_log(&self) -> Result<Vec<String>> {
-        let v = self.client.issue_cmd(GetBrowserLog).await?;
+        let v = self.client.issue_cmd(SessionPost::browser_log()).await?;
         Ok(v.as_array()
             .map(|entries| {
                 entries
@@ -621,28 +621,47 @@ impl Page {
     }
 }
 
-/// chromedriver's (non-W3C) console log endpoint; needs `goog:loggingPrefs` (set in
-/// `driver::capabilities`).
+/// A POST to one of chromedriver's own (non-W3C) session endpoints: `se/log` for the console
+/// log (it needs `goog:loggingPrefs`, set in `driver::capabilities`), `goog/cdp/execute` for
+/// a DevTools command.
 #[derive(Debug)]
-struct GetBrowserLog;
+pub struct SessionPost {
+    pub path: &'static str,
+    pub body: Value,
+}
 
-impl WebDriverCompatibleCommand for GetBrowserLog {
+impl SessionPost {
+    fn browser_log() -> SessionPost {
+        SessionPost {
+            path: "se/log",
+            body: serde_json::json!({"type": "browser"}),
+        }
+    }
+
+    /// A DevTools command, e.g. `Emulation.setUserAgentOverride`.
+    pub fn cdp(cmd: &str, params: Value) -> SessionPost {
+        SessionPost {
+            path: "goog/cdp/execute",
+            body: serde_json::json!({"cmd": cmd, "params": params}),
+        }
+    }
+}
+
+impl WebDriverCompatibleCommand for SessionPost {
     fn endpoint(
         &self,
         base_url: &url::Url,
         session_id: Option<&str>,
     ) -> std::result::Result<url::Url, url::ParseError> {
         base_url.join(&format!(
-            "session/{}/se/log",
-            session_id.unwrap_or_default()
+            "session/{}/{}",
+            session_id.unwrap_or_default(),
+            self.path
         ))
     }
 
     fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
-        (
-            http::Method::POST,
-            Some(r#"{"type":"browser"}"#.to_string()),
-        )
+        (http::Method::POST, Some(self.body.to_string()))
     }
 }
 
