@@ -313,3 +313,55 @@ async fn check_layout(page: &Page, id: &str) -> Result {
     );
     Ok(())
 }
+
+/// In presenter mode the open step is large for the room (its text at least 1.3× the
+/// laptop's, and at least 20 px) and still beside the cluster on one screen, in both
+/// languages, at 1280×720 and 1024×768.
+#[test]
+fn presenter_mode_makes_the_lesson_large() {
+    story(
+        "presenter_mode_makes_the_lesson_large",
+        async |h: Harness| {
+            for (w, hgt) in [(1280, 720), (1024, 768)] {
+                let page = h.open(w, hgt).await?;
+                page.wait_count("[data-member]", 3).await?;
+                jump(&page, ELECTION, 1).await?;
+                let laptop = lesson_text_px(&page).await?;
+                page.click(r#"[data-action="presenter"]"#).await?;
+                page.wait_exists("html.presenter").await?;
+                for lang in ["en", "zh-TW"] {
+                    if lang == "zh-TW" {
+                        page.click(r#"[data-action="lang"]"#).await?;
+                        page.wait_attr("html", "lang", "zh-TW").await?;
+                    }
+                    page.wait_exists(&open_step(ELECTION, 1)).await?;
+                    let room = lesson_text_px(&page).await?;
+                    assert!(
+                        room >= 20.0 && room >= laptop * 1.3,
+                        "{lang} {w}x{hgt}: the lesson text is {room:.1}px (laptop {laptop:.1}px)"
+                    );
+                    page.execute("window.scrollTo(0, 0);", vec![]).await?;
+                    check_layout(&page, ELECTION).await?;
+                    page.screenshot(&format!("lesson-presenter-{lang}-{w}x{hgt}"))
+                        .await?;
+                }
+                page.click(r#"[data-action="lang"]"#).await?;
+                page.click(r#"[data-action="presenter"]"#).await?;
+                page.close().await?;
+            }
+            Ok(())
+        },
+    );
+}
+
+/// The open step's text size, in CSS px.
+async fn lesson_text_px(page: &Page) -> Result<f64> {
+    let v = page
+        .execute(
+            "const p = document.querySelector('[data-lesson-open] .lesson-text p');
+             return p ? parseFloat(getComputedStyle(p).fontSize) : null;",
+            vec![],
+        )
+        .await?;
+    v.as_f64().ok_or_else(|| "no lesson text on screen".into())
+}
