@@ -89,8 +89,13 @@ pub fn expand(
             '"' if !single => double = !double,
             '$' if !single => match chars.get(i + 1) {
                 Some('(') => {
-                    let end = closing(&chars, i + 1)
+                    let (end, depth) = closing(&chars, i + 1)
                         .ok_or("unexpected EOF while looking for matching `)'")?;
+                    if depth > MAX_NESTING {
+                        return Err(format!(
+                            "$(…) nested {depth} deep: Raft Lab runs at most {MAX_NESTING} levels"
+                        ));
+                    }
                     let inner: String = chars[i + 2..end].iter().collect();
                     let output = substitute(&inner);
                     out.push_str(&literal(output.trim_end_matches('\n')));
@@ -140,7 +145,7 @@ pub fn raw_words(line: &str) -> Option<Vec<String>> {
             '\\' if !single => end = (i + 1).min(chars.len() - 1),
             '\'' if !double => single = !single,
             '"' if !single => double = !double,
-            '$' if !single && chars.get(i + 1) == Some(&'(') => end = closing(&chars, i + 1)?,
+            '$' if !single && chars.get(i + 1) == Some(&'(') => end = closing(&chars, i + 1)?.0,
             '$' if !single && chars.get(i + 1) == Some(&'{') => {
                 end = i + chars[i..].iter().position(|c| *c == '}')?;
             }
@@ -166,19 +171,27 @@ pub fn raw_words(line: &str) -> Option<Vec<String>> {
 }
 
 /// The index of the `)` that closes the `(` at `open`, skipping quoted text and nesting.
-fn closing(chars: &[char], open: usize) -> Option<usize> {
-    let (mut depth, mut single, mut double) = (0, false, false);
+/// How deep `$(…)` and parentheses may nest in one line: each level is a command run inside
+/// the one around it, and thousands of them (a fuzzed paste) would overflow the page's stack.
+const MAX_NESTING: usize = 32;
+
+/// The `)` closing the `(` at `open`, and how deep parentheses nest up to it.
+fn closing(chars: &[char], open: usize) -> Option<(usize, usize)> {
+    let (mut depth, mut deepest, mut single, mut double) = (0, 0, false, false);
     let mut i = open;
     while i < chars.len() {
         match chars[i] {
             '\\' if !single => i += 1,
             '\'' if !double => single = !single,
             '"' if !single => double = !double,
-            '(' if !single && !double => depth += 1,
+            '(' if !single && !double => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
             ')' if !single && !double => {
                 depth -= 1;
                 if depth == 0 {
-                    return Some(i);
+                    return Some((i, deepest));
                 }
             }
             _ => {}

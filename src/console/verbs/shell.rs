@@ -142,6 +142,27 @@ mod tests {
         s
     }
 
+    /// `raftlab fuzz --target verbs --seed 1 --from 802` (the input: `$(kubectl` nested some
+    /// thousand times) overflowed the stack; a few levels still run, too many are refused.
+    #[test]
+    fn deeply_nested_substitutions_are_refused_not_a_stack_overflow() {
+        let mut s = session();
+        let nested = |n: usize| format!("echo {}ok{}", "$(echo ".repeat(n), ")".repeat(n));
+        let ok = s.execute(&nested(3), None);
+        assert_eq!((ok.stdout.as_str(), ok.code), ("ok\n", 0), "{ok:?}");
+        for line in [
+            nested(5_000),
+            format!("hashkv echo {}", "$(kubectl".repeat(5_000)),
+        ] {
+            let out = s.execute(&line, None);
+            assert_ne!(out.code, 0);
+            assert!(
+                out.stderr.contains("nested") || out.stderr.contains("EOF"),
+                "{out:?}"
+            );
+        }
+    }
+
     #[test]
     fn prefixes_exports_and_sudo_hand_etcdctl_its_environment() {
         let mut s = session();
