@@ -158,6 +158,8 @@ const FSYNC_DONE: u64 = 1;
 const APPLIED_KEEP: usize = 10_000;
 /// Re-publish if the first attempt was lost (etcd retries `publish` until it succeeds).
 const REPUBLISH_AFTER_MS: Millis = 5_000;
+/// How often a member logs that it refuses a peer of another cluster.
+const REFUSAL_LOG_EVERY_MS: Millis = 1_000;
 
 /// Who a member is to etcd: its name, URLs and ids (derived as etcd derives them, or taken
 /// from a restored data directory).
@@ -232,6 +234,12 @@ pub struct Member {
     revoking: BTreeSet<LeaseId>,
     lease_primary: bool,
     events: Vec<LogEvent>,
+    /// The cluster ID each peer's requests carry (rafthttp's `X-Etcd-Cluster-ID`), where it is
+    /// not this member's: set by [`restore_member`].
+    foreign_peers: BTreeMap<MemberId, u64>,
+    /// When this member last logged each foreign peer's refusal (etcd logs every request;
+    /// once a second keeps the log readable).
+    refusal_logged: BTreeMap<MemberId, Millis>,
     /// Counters and recent facts for goals (in the world, so rewound with it).
     pub(super) facts: super::facts::Facts,
     rng: Rng,
@@ -272,6 +280,8 @@ impl Member {
             revoking: BTreeSet::new(),
             lease_primary: false,
             events: Vec::new(),
+            foreign_peers: BTreeMap::new(),
+            refusal_logged: BTreeMap::new(),
             facts: super::facts::Facts::default(),
             rng,
         }
@@ -712,6 +722,59 @@ impl Member {
     }
 }
 
+impl Member {
+    /// etcd's rafthttp answers a request from another cluster with 412 and logs it; the Raft
+    /// node never sees the message.
+    fn refuse_foreign(&mut self, peer: MemberId, remote: u64, ctx: &mut Ctx<Message>) {
+        if self.node.is_none()
+            || self
+                .refusal_logged
+                .get(&peer)
+                .is_some_and(|&at| ctx.now < at + REFUSAL_LOG_EVERY_MS)
+        {
+            return;
+        }
+        self.refusal_logged.insert(peer, ctx.now);
+        let event = NodeEvent::ClusterIdMismatch {
+            peer,
+            local: self.identity.cluster_id,
+            remote,
+        };
+        ctx.note(event.to_string());
+        self.events.push(LogEvent {
+            time_ms: ctx.now,
+            member: self.id,
+            event,
+        });
+    }
+}
+
+/// Installs a restored data directory on stopped `member` (see [`Member::install_restored`])
+/// and tells every member which peers now belong to another cluster: etcd peers refuse each
+/// other's requests across cluster IDs, so a restore must be done on every member.
+pub fn restore_member(
+    world: &mut super::Cluster,
+    member: MemberId,
+    identity: Identity,
+    db: Vec<u8>,
+    voters: Vec<MemberId>,
+) {
+    world.with_process(member, |m, _| m.install_restored(identity, db, voters));
+    let clusters: Vec<(MemberId, u64)> = world
+        .processes()
+        .map(|(id, m)| (id, m.identity.cluster_id))
+        .collect();
+    for &(id, own) in &clusters {
+        world.with_process(id, |m, _| {
+            m.foreign_peers = clusters
+                .iter()
+                .filter(|&&(peer, cluster)| peer != id && cluster != own)
+                .copied()
+                .collect();
+        });
+    }
+}
+
 impl Process for Member {
     type Msg = Message;
 
@@ -725,6 +788,10 @@ impl Process for Member {
     }
 
     fn receive(&mut self, msg: Message, ctx: &mut Ctx<Message>) {
+        if let Some(&remote) = self.foreign_peers.get(&msg.from) {
+            self.refuse_foreign(msg.from, remote, ctx);
+            return;
+        }
         let before = self.commit_index();
         if let Some(node) = self.node.as_mut() {
             self.facts.delivered(&msg, ctx.now, self.id);
@@ -864,5 +931,45 @@ mod tests {
         ];
         m4.receive(append(log, (0, 0), 5), &mut ctx());
         assert!(m4.removed && !m4.is_running());
+    }
+
+    /// One member restored into a new cluster: its peers refuse it and it refuses them, each
+    /// refusal logged at most once a second, and nobody follows it.
+    #[test]
+    fn peers_of_another_cluster_refuse_each_other() {
+        let mut c = super::super::ClusterConfig::new(3, 1).build();
+        assert!(c.run_until_cond(30_000, |c| c.ready_leader().is_some()));
+        let m1 = MemberId(1);
+        c.kill(m1).unwrap();
+        let mut identity = c.process(m1).unwrap().identity.clone();
+        identity.cluster_id ^= 1;
+        let voters = c.member_ids();
+        restore_member(&mut c, m1, identity, Store::default().encode(), voters);
+        c.restart(m1).unwrap();
+        let start = c.now();
+        c.run_for(5_000);
+        assert_ne!(c.leader(), Some(m1));
+        assert!(
+            c.leader().is_some(),
+            "m2 and m3 are a quorum of their own cluster"
+        );
+        for (id, m) in c.processes() {
+            let refused: Vec<(MemberId, Millis)> = m
+                .events()
+                .iter()
+                .filter(|e| e.time_ms >= start)
+                .filter_map(|e| match e.event {
+                    NodeEvent::ClusterIdMismatch { peer, .. } => Some((peer, e.time_ms)),
+                    _ => None,
+                })
+                .collect();
+            assert!(!refused.is_empty(), "{id} logged no refusal");
+            assert!(refused.iter().all(|&(peer, _)| (id == m1) != (peer == m1)));
+            assert!(
+                refused.len() <= 2 * 6,
+                "{id} logged {} refusals in 5 s",
+                refused.len()
+            );
+        }
     }
 }

@@ -28,8 +28,8 @@ pub use facts::{
     message_kind, message_kind_names, Counts, Fact, FactKind, Facts, FACTS_KEEP, MESSAGE_KINDS,
 };
 pub use member::{
-    describe_entry, Applied, Attributes, Identity, LogEvent, Member, Proposal, CLUSTER_VERSION,
-    SERVER_VERSION,
+    describe_entry, restore_member, Applied, Attributes, Identity, LogEvent, Member, Proposal,
+    CLUSTER_VERSION, SERVER_VERSION,
 };
 pub use partition_view::PartitionView;
 pub use quorum_view::QuorumView;

@@ -130,6 +130,14 @@ pub enum NodeEvent {
         pre: bool,
         reason: VoteRefusal,
     },
+    /// Not the node's own: the etcd member around it refused a peer's message whose cluster
+    /// ID is another (rafthttp's "request cluster ID mismatch"), as after restoring one member
+    /// of a cluster into a new one.
+    ClusterIdMismatch {
+        peer: MemberId,
+        local: u64,
+        remote: u64,
+    },
 }
 
 /// Why a leader stepped down on its own, as a closed set so that the page can say each one
@@ -225,6 +233,14 @@ impl fmt::Display for NodeEvent {
                     "refused the {what} of {candidate} for term {term}: {reason}"
                 )
             }
+            NodeEvent::ClusterIdMismatch {
+                peer,
+                local,
+                remote,
+            } => write!(
+                f,
+                "refused a message from {peer}: cluster ID mismatch (local {local:x}, remote {remote:x})"
+            ),
         }
     }
 }

@@ -608,6 +608,12 @@ pub fn narrate(lang: Lang, member: &str, event: &NodeEvent) -> String {
             format!("{member} 覆寫了索引 {index} 以內已提交的項目：安全性被破壞")
         }
         (_, NodeEvent::RefusedVote { .. }) => narrate_refusal(lang, member, event),
+        (Lang::En, NodeEvent::ClusterIdMismatch { peer, .. }) => {
+            format!("{member} refused a message from {peer}: it belongs to another cluster (cluster ID mismatch)")
+        }
+        (Lang::ZhTw, NodeEvent::ClusterIdMismatch { peer, .. }) => {
+            format!("{member} 拒絕了 {peer} 的訊息：它屬於另一個叢集（cluster ID 不符）")
+        }
     }
 }
 

@@ -174,9 +174,7 @@ fn restart_from_data_dir(
             identity.name
         )));
     }
-    s.world.with_process(member, |m, _| {
-        m.install_restored(identity, restored.db, voters)
-    });
+    crate::etcd::restore_member(&mut s.world, member, identity, restored.db, voters);
     let result = s.world.restart(member);
     s.done(result, line)
 }
