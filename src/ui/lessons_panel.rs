@@ -8,7 +8,6 @@ use super::lab::{Lab, Msg};
 use super::lessons::{paragraphs, Answer, Course, GoalState, LessonMsg, Open, Outcome};
 use super::page::Dispatch;
 use crate::lesson::{shipped, Lesson, Predict, PredictKind, Text as Both};
-use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -63,13 +62,7 @@ fn jump(d: &Dispatch, lesson: &str, step: usize) -> Callback<MouseEvent> {
         },
     );
     Callback::from(move |e: MouseEvent| {
-        let details = e
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|el| el.closest("details").ok().flatten());
-        if let Some(details) = details {
-            let _ = details.remove_attribute("open");
-        }
+        super::members::close_menu(&e);
         open.emit(e);
     })
 }

@@ -202,7 +202,8 @@ pub fn Feedback(props: &FeedbackProps) -> Html {
     }
 }
 
-fn close_menu(e: &MouseEvent) {
+/// Closes the `<details>` menu a click came from (a chosen item ends the menu).
+pub(super) fn close_menu(e: &MouseEvent) {
     use wasm_bindgen::JsCast;
     let details = e
         .target()
