@@ -289,6 +289,19 @@ fn json_header_fields(o: Obj, h: &Header) -> Obj {
         .int_nz("raft_term", h.raft_term.into())
 }
 
+/// One member as `-w json` prints it, empty fields left out; `id` as the command prints ids.
+fn json_member(m: &MemberInfo, id: &str) -> String {
+    let urls = |u: &[String]| json_list(u, |x| json_str(x));
+    let mut o = Obj::new().raw("ID", id).str_nz("name", &m.name);
+    if !m.peer_urls.is_empty() {
+        o = o.raw("peerURLs", &urls(&m.peer_urls));
+    }
+    if !m.client_urls.is_empty() {
+        o = o.raw("clientURLs", &urls(&m.client_urls));
+    }
+    o.bool_nz("isLearner", m.is_learner).done()
+}
+
 fn json_header(h: &Header) -> String {
     json_header_fields(Obj::new(), h).done()
 }
@@ -854,15 +867,7 @@ impl Printer {
                     } else {
                         m.id.to_string()
                     };
-                    let urls = |u: &[String]| json_list(u, |x| json_str(x));
-                    let mut o = Obj::new().raw("ID", &id).str_nz("name", &m.name);
-                    if !m.peer_urls.is_empty() {
-                        o = o.raw("peerURLs", &urls(&m.peer_urls));
-                    }
-                    if !m.client_urls.is_empty() {
-                        o = o.raw("clientURLs", &urls(&m.client_urls));
-                    }
-                    o.bool_nz("isLearner", m.is_learner).done()
+                    json_member(m, &id)
                 });
                 let hdr = if self.hex {
                     Obj::new()
@@ -904,18 +909,7 @@ impl Printer {
                 h.cluster_id
             )),
             Format::Json => {
-                let member = |m: &MemberInfo| {
-                    let mut o = Obj::new()
-                        .raw("ID", &m.id.to_string())
-                        .str_nz("name", &m.name);
-                    if !m.peer_urls.is_empty() {
-                        o = o.raw("peerURLs", &json_list(&m.peer_urls, |x| json_str(x)));
-                    }
-                    if !m.client_urls.is_empty() {
-                        o = o.raw("clientURLs", &json_list(&m.client_urls, |x| json_str(x)));
-                    }
-                    o.bool_nz("isLearner", m.is_learner).done()
-                };
+                let member = |m: &MemberInfo| json_member(m, &m.id.to_string());
                 Ok(Obj::new()
                     .raw("header", &json_header(h))
                     .raw("member", &member(m))
@@ -941,18 +935,7 @@ impl Printer {
                 h.cluster_id
             )),
             Format::Json => {
-                let member = |m: &MemberInfo| {
-                    let mut o = Obj::new()
-                        .raw("ID", &m.id.to_string())
-                        .str_nz("name", &m.name);
-                    if !m.peer_urls.is_empty() {
-                        o = o.raw("peerURLs", &json_list(&m.peer_urls, |x| json_str(x)));
-                    }
-                    if !m.client_urls.is_empty() {
-                        o = o.raw("clientURLs", &json_list(&m.client_urls, |x| json_str(x)));
-                    }
-                    o.bool_nz("isLearner", m.is_learner).done()
-                };
+                let member = |m: &MemberInfo| json_member(m, &m.id.to_string());
                 Ok(Obj::new()
                     .raw("header", &json_header(h))
                     .raw("members", &json_list(members, member))
