@@ -320,7 +320,12 @@ fn describe_entry(cluster: &Cluster, member: MemberId, index: Index, term: Term)
         .map_or_else(|| format!("{index}@{term}"), entry_text)
 }
 
+/// `5@3 (put x=1)`: a normal entry as etcd's request (what the log cells show), not its bytes.
 fn entry_text(e: &crate::raft::Entry) -> String {
+    if e.kind == crate::raft::EntryKind::Normal {
+        let summary = crate::etcd::describe_entry(&e.data);
+        return format!("{}@{} ({summary})", e.index, e.term);
+    }
     let text = e.describe();
     match text.split_once(' ') {
         Some((at, summary)) => format!("{at} ({summary})"),

@@ -129,3 +129,15 @@ fn the_checkers_forget_entries_once_every_member_compacted_them() {
     assert!(monitor.records() < 3 * 40, "{} records", monitor.records());
     assert!(monitor.is_clean());
 }
+
+#[test]
+fn a_violation_names_an_entry_by_its_request_not_its_bytes() {
+    let request = crate::etcd::Request::Put(crate::mvcc::PutRequest::new("x", "1"));
+    let entry = crate::raft::Entry {
+        index: 5,
+        term: 3,
+        kind: crate::raft::EntryKind::Normal,
+        data: crate::etcd::Proposal::Kv { id: 7, request }.encode().into(),
+    };
+    assert_eq!(entry_text(&entry), "5@3 (put x=1)");
+}
