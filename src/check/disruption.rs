@@ -2,9 +2,9 @@
 //! leader. Pre-vote (thesis §9.6) is what prevents it: an isolated member cannot win a
 //! pre-vote, so its term does not grow while it is away.
 
+use super::Scope;
 use super::{hears_quorum, in_contact_with_quorum, Checker, Property, Violation};
 use crate::base::{MemberId, Millis, Term};
-use crate::etcd::Cluster;
 use crate::raft::{Raft, RoleName};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -50,7 +50,7 @@ struct Previous {
 }
 
 impl Disruption {
-    fn note_campaign(&mut self, cluster: &Cluster, node: &Raft) {
+    fn note_campaign(&mut self, cluster: &Scope, node: &Raft) {
         if hears_quorum(cluster, node) {
             self.deaf_since.remove(&node.id());
         } else {
@@ -64,7 +64,7 @@ impl Disruption {
         let seen = self.campaigns.entry(node.term()).or_default();
         if seen.iter().all(|(m, _)| *m != node.id()) {
             let transfer = self.transfers.contains(&(node.term(), node.id()));
-            let window = Millis::from(node.config().election_tick) * cluster.tick_ms;
+            let window = Millis::from(node.config().election_tick) * cluster.tick_ms();
             let deaf = self
                 .deaf_since
                 .get(&node.id())
@@ -85,7 +85,7 @@ impl Checker for Disruption {
         Property::Disruption
     }
 
-    fn observe(&mut self, cluster: &Cluster) -> Vec<Violation> {
+    fn observe(&mut self, cluster: &Scope) -> Vec<Violation> {
         let mut out = Vec::new();
         for (id, member) in cluster.processes() {
             let Some(node) = member.node() else {

@@ -1,8 +1,8 @@
 //! Election safety (§5.2, Figure 3): at most one leader can be elected in a given term.
 
+use super::Scope;
 use super::{Checker, Property, Violation};
 use crate::base::{MemberId, Term};
-use crate::etcd::Cluster;
 use crate::raft::{NodeEvent, RoleName};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -23,13 +23,7 @@ pub struct ElectionSafety {
 }
 
 impl ElectionSafety {
-    fn saw_leader(
-        &mut self,
-        cluster: &Cluster,
-        id: MemberId,
-        term: Term,
-        out: &mut Vec<Violation>,
-    ) {
+    fn saw_leader(&mut self, cluster: &Scope, id: MemberId, term: Term, out: &mut Vec<Violation>) {
         let first = *self.leaders.entry(term).or_insert(id);
         if first != id && self.reported.insert((term, id)) {
             out.push(Violation {
@@ -47,7 +41,7 @@ impl Checker for ElectionSafety {
         Property::ElectionSafety
     }
 
-    fn observe(&mut self, cluster: &Cluster) -> Vec<Violation> {
+    fn observe(&mut self, cluster: &Scope) -> Vec<Violation> {
         let mut out = Vec::new();
         for (id, member) in cluster.processes() {
             let events = member.events();

@@ -1,10 +1,10 @@
 //! Leader completeness (§5.4, Figure 3): if a log entry is committed in a given term, then
 //! that entry will be present in the logs of the leaders for all higher-numbered terms.
 
+use super::Scope;
 use super::{describe_entry, entry_text, Checker, Property, Violation};
 use crate::base::digest;
 use crate::base::{Index, MemberId, Term};
-use crate::etcd::Cluster;
 use crate::raft::Raft;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -39,7 +39,7 @@ struct Committed {
 }
 
 impl LeaderCompleteness {
-    fn check(&mut self, cluster: &Cluster, leader: &Raft, index: Index, out: &mut Vec<Violation>) {
+    fn check(&mut self, cluster: &Scope, leader: &Raft, index: Index, out: &mut Vec<Violation>) {
         let Some(c) = self.committed.get(&index) else {
             return;
         };
@@ -82,7 +82,7 @@ impl Checker for LeaderCompleteness {
         self.committed.len()
     }
 
-    fn observe(&mut self, cluster: &Cluster) -> Vec<Violation> {
+    fn observe(&mut self, cluster: &Scope) -> Vec<Violation> {
         super::forget_through(&mut self.committed, &super::compacted_everywhere(cluster));
         let mut out = Vec::new();
         let mut fresh: Vec<Index> = Vec::new();

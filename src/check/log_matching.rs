@@ -1,10 +1,10 @@
 //! Log matching (§5.3, Figure 3): if two logs contain an entry with the same index and term,
 //! then the logs are identical in all entries up through the given index.
 
+use super::Scope;
 use super::{entry_text, Checker, Property, Violation};
 use crate::base::digest;
 use crate::base::{Index, MemberId, Term};
-use crate::etcd::Cluster;
 use crate::raft::Raft;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -58,7 +58,7 @@ impl LogMatching {
 
     fn check_entry(
         &mut self,
-        cluster: &Cluster,
+        cluster: &Scope,
         id: MemberId,
         node: &Raft,
         index: Index,
@@ -117,7 +117,7 @@ impl Checker for LogMatching {
         self.registry.len()
     }
 
-    fn observe(&mut self, cluster: &Cluster) -> Vec<Violation> {
+    fn observe(&mut self, cluster: &Scope) -> Vec<Violation> {
         let through = (super::compacted_everywhere(cluster), Term::MAX);
         super::forget_through(&mut self.registry, &through);
         let mut out = Vec::new();

@@ -33,9 +33,10 @@ pub use stale_leader::StaleLeader;
 pub use state_machine_safety::StateMachineSafety;
 
 use crate::base::{Index, MemberId, Millis, Term};
-use crate::etcd::Cluster;
+use crate::etcd::{Cluster, Member};
 use crate::raft::Raft;
 use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// The properties the checkers watch.
@@ -110,7 +111,7 @@ impl fmt::Display for Violation {
 /// violations it has not reported before.
 pub trait Checker {
     fn property(&self) -> Property;
-    fn observe(&mut self, cluster: &Cluster) -> Vec<Violation>;
+    fn observe(&mut self, cluster: &Scope) -> Vec<Violation>;
     /// How many per-entry records it keeps (forgotten once compacted everywhere).
     fn records(&self) -> usize {
         0
@@ -160,18 +161,6 @@ impl AnyChecker {
         }
     }
 
-    fn property(&self) -> Property {
-        match self {
-            AnyChecker::ElectionSafety(_) => Property::ElectionSafety,
-            AnyChecker::LogMatching(_) => Property::LogMatching,
-            AnyChecker::LeaderCompleteness(_) => Property::LeaderCompleteness,
-            AnyChecker::StateMachineSafety(_) => Property::StateMachineSafety,
-            AnyChecker::MonotonicCommit(_) => Property::MonotonicCommit,
-            AnyChecker::StaleLeader(_) => Property::StaleLeader,
-            AnyChecker::Disruption(_) => Property::Disruption,
-        }
-    }
-
     fn get_ref(&self) -> &dyn Checker {
         each_checker!(self, c => c)
     }
@@ -181,11 +170,14 @@ impl AnyChecker {
     }
 }
 
-/// Runs a set of checkers and keeps every violation they reported, oldest first. `Clone`, so
-/// it can be checkpointed together with the world it watches.
+/// Runs a set of checkers on every cluster of the world (see [`Scope`]) and keeps every
+/// violation they reported, oldest first. `Clone`, so it can be checkpointed together with the
+/// world it watches.
 #[derive(Clone, Debug)]
 pub struct Monitor {
-    checkers: Vec<AnyChecker>,
+    properties: Vec<Property>,
+    /// The checkers of each cluster ID that members hold.
+    scopes: BTreeMap<u64, Vec<AnyChecker>>,
     violations: Vec<Violation>,
 }
 
@@ -204,21 +196,35 @@ impl Monitor {
     /// Only the checkers of `properties`.
     pub fn with(properties: &[Property]) -> Monitor {
         Monitor {
-            checkers: properties.iter().map(|p| AnyChecker::new(*p)).collect(),
+            properties: properties.to_vec(),
+            scopes: BTreeMap::new(),
             violations: Vec::new(),
         }
     }
 
     /// The properties watched.
     pub fn properties(&self) -> Vec<Property> {
-        self.checkers.iter().map(AnyChecker::property).collect()
+        self.properties.clone()
     }
 
     /// Feeds every checker the cluster as it is now; returns what is new.
-    pub fn observe(&mut self, cluster: &Cluster) -> Vec<Violation> {
+    pub fn observe(&mut self, world: &Cluster) -> Vec<Violation> {
+        let clusters: BTreeSet<u64> = world
+            .processes()
+            .map(|(_, m)| m.identity.cluster_id)
+            .collect();
+        self.scopes.retain(|id, _| clusters.contains(id));
         let mut new = Vec::new();
-        for checker in &mut self.checkers {
-            new.extend(checker.get().observe(cluster));
+        for cluster_id in clusters {
+            let properties = &self.properties;
+            let checkers = self
+                .scopes
+                .entry(cluster_id)
+                .or_insert_with(|| properties.iter().map(|p| AnyChecker::new(*p)).collect());
+            let scope = Scope { world, cluster_id };
+            for checker in checkers {
+                new.extend(checker.get().observe(&scope));
+            }
         }
         self.violations.extend(new.iter().cloned());
         new
@@ -226,7 +232,11 @@ impl Monitor {
 
     /// The checkers' per-entry records: they follow the logs' compaction.
     pub fn records(&self) -> usize {
-        self.checkers.iter().map(|c| c.get_ref().records()).sum()
+        self.scopes
+            .values()
+            .flatten()
+            .map(|c| c.get_ref().records())
+            .sum()
     }
 
     /// Everything reported so far, oldest first.
@@ -246,10 +256,63 @@ impl Monitor {
 
 // ----- shared views of the world --------------------------------------------------------
 
+/// The world as one cluster's checkers see it: only the members that hold its cluster ID. A
+/// restore from a snapshot starts a new cluster, a Raft history of its own beside the old one
+/// (their members refuse each other's messages), so each is checked apart.
+pub struct Scope<'a> {
+    world: &'a Cluster,
+    cluster_id: u64,
+}
+
+impl<'a> Scope<'a> {
+    fn holds(&self, id: MemberId) -> bool {
+        self.world
+            .process(id)
+            .is_some_and(|m| m.identity.cluster_id == self.cluster_id)
+    }
+
+    pub fn processes(&self) -> impl Iterator<Item = (MemberId, &'a Member)> + '_ {
+        self.world
+            .processes()
+            .filter(|(_, m)| m.identity.cluster_id == self.cluster_id)
+    }
+
+    pub fn node(&self, id: MemberId) -> Option<&'a Raft> {
+        self.world.node(id).filter(|_| self.holds(id))
+    }
+
+    pub fn is_running(&self, id: MemberId) -> bool {
+        self.holds(id) && self.world.is_running(id)
+    }
+
+    pub fn is_paused(&self, id: MemberId) -> bool {
+        self.world.is_paused(id)
+    }
+
+    pub fn incarnation(&self, id: MemberId) -> u64 {
+        self.world.incarnation(id)
+    }
+
+    pub fn now(&self) -> Millis {
+        self.world.now()
+    }
+
+    pub fn tick_ms(&self) -> Millis {
+        self.world.tick_ms
+    }
+
+    /// The messages on the wire between members of this cluster.
+    pub fn in_flight(&self) -> Vec<crate::sim::InFlight> {
+        let mut messages = self.world.in_flight();
+        messages.retain(|m| self.holds(m.from) && self.holds(m.to));
+        messages
+    }
+}
+
 /// Every member's log and disk are compacted through this index: no log holds those entries
 /// again and no member applies them again, so what the checkers recorded about them can go
 /// (their records are then bounded as etcd's log is, by its snapshot count).
-fn compacted_everywhere(cluster: &Cluster) -> Index {
+fn compacted_everywhere(cluster: &Scope) -> Index {
     cluster
         .processes()
         .map(|(_, m)| m.durable.snapshot_index)
@@ -265,27 +328,28 @@ fn forget_through<K: Ord + Clone, V: Clone>(records: &mut imbl::OrdMap<K, V>, th
 }
 
 /// Running and not paused: a member that can act and answer.
-fn up(cluster: &Cluster, id: MemberId) -> bool {
+fn up(cluster: &Scope, id: MemberId) -> bool {
     cluster.is_running(id) && !cluster.is_paused(id)
 }
 
 /// Whether the network would carry a message from `from` to `to` now (not cut, not certainly
 /// lost).
-fn link_open(cluster: &Cluster, from: MemberId, to: MemberId) -> bool {
-    if cluster.net.is_cut(from, to) {
+fn link_open(cluster: &Scope, from: MemberId, to: MemberId) -> bool {
+    if !cluster.holds(from) || !cluster.holds(to) || cluster.world.net.is_cut(from, to) {
         return false;
     }
     let loss = cluster
+        .world
         .net
         .link_loss
         .get(&(from, to))
         .copied()
-        .unwrap_or(cluster.net.config.loss);
+        .unwrap_or(cluster.world.net.config.loss);
     loss < 1.0
 }
 
 /// The voters `node` can exchange messages with both ways (itself included), if they are up.
-fn two_way_peers(cluster: &Cluster, node: &Raft) -> Vec<MemberId> {
+fn two_way_peers(cluster: &Scope, node: &Raft) -> Vec<MemberId> {
     node.voters()
         .voters()
         .into_iter()
@@ -299,20 +363,20 @@ fn two_way_peers(cluster: &Cluster, node: &Raft) -> Vec<MemberId> {
 }
 
 /// Whether `node` can exchange messages both ways with a quorum of its voters that are up.
-fn in_contact_with_quorum(cluster: &Cluster, node: &Raft) -> bool {
+fn in_contact_with_quorum(cluster: &Scope, node: &Raft) -> bool {
     let peers = two_way_peers(cluster, node);
     node.voters().is_active(|v| peers.contains(&v))
 }
 
 /// Whether a quorum of `node`'s voters (itself included) can send to it, up or not: a message
 /// already on the wire arrives even if its sender crashed since.
-fn hears_quorum(cluster: &Cluster, node: &Raft) -> bool {
+fn hears_quorum(cluster: &Scope, node: &Raft) -> bool {
     node.voters()
         .is_active(|v| v == node.id() || link_open(cluster, v, node.id()))
 }
 
 /// `5@3 (put x)` if `member` still holds entry `index` of `term`, else `5@3`.
-fn describe_entry(cluster: &Cluster, member: MemberId, index: Index, term: Term) -> String {
+fn describe_entry(cluster: &Scope, member: MemberId, index: Index, term: Term) -> String {
     cluster
         .node(member)
         .and_then(|n| n.log().entry(index))

@@ -1,8 +1,8 @@
 //! Monotonic commit: what a member knows to be committed, and what it applied, only grows.
 
+use super::Scope;
 use super::{Checker, Property, Violation};
 use crate::base::{Index, MemberId};
-use crate::etcd::Cluster;
 use std::collections::BTreeMap;
 
 /// Within one incarnation of a member (from a start to the next crash), its commit index and
@@ -30,7 +30,7 @@ impl Checker for MonotonicCommit {
         Property::MonotonicCommit
     }
 
-    fn observe(&mut self, cluster: &Cluster) -> Vec<Violation> {
+    fn observe(&mut self, cluster: &Scope) -> Vec<Violation> {
         let mut out = Vec::new();
         for (id, member) in cluster.processes() {
             let Some(node) = member.node() else {

@@ -1,9 +1,9 @@
 //! Stale leader: a leader that keeps leading long after it lost its quorum. Check-quorum
 //! (thesis §6.2, etcd's `CheckQuorum`) is what makes such a leader step down.
 
+use super::Scope;
 use super::{link_open, names, two_way_peers, up, Checker, Property, Violation};
 use crate::base::{format_duration, MemberId, Millis, Term};
-use crate::etcd::Cluster;
 use crate::raft::Raft;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -41,15 +41,15 @@ impl StaleLeader {
         }
     }
 
-    fn election_timeout_ms(cluster: &Cluster, node: &Raft) -> Millis {
-        Millis::from(node.config().election_tick) * cluster.tick_ms
+    fn election_timeout_ms(cluster: &Scope, node: &Raft) -> Millis {
+        Millis::from(node.config().election_tick) * cluster.tick_ms()
     }
 
     /// Records who is in contact with leader `node` now; whether a quorum was in contact
     /// within the last election timeout.
     fn heard_from_quorum(
         &mut self,
-        cluster: &Cluster,
+        cluster: &Scope,
         node: &Raft,
         in_flight: &mut Option<BTreeSet<(MemberId, MemberId)>>,
     ) -> bool {
@@ -77,7 +77,7 @@ impl StaleLeader {
 }
 
 /// (from, to) of every message on the wire over a link that is open now.
-fn senders_in_flight(cluster: &Cluster) -> BTreeSet<(MemberId, MemberId)> {
+fn senders_in_flight(cluster: &Scope) -> BTreeSet<(MemberId, MemberId)> {
     cluster
         .in_flight()
         .into_iter()
@@ -91,7 +91,7 @@ impl Checker for StaleLeader {
         Property::StaleLeader
     }
 
-    fn observe(&mut self, cluster: &Cluster) -> Vec<Violation> {
+    fn observe(&mut self, cluster: &Scope) -> Vec<Violation> {
         let mut out = Vec::new();
         let now = cluster.now();
         let mut in_flight = None;

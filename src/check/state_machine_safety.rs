@@ -2,9 +2,9 @@
 //! index to its state machine, no other server will ever apply a different log entry for the
 //! same index.
 
+use super::Scope;
 use super::{describe_entry, Checker, Property, Violation};
 use crate::base::{Index, MemberId, Term};
-use crate::etcd::Cluster;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// No two members, and no two incarnations of one member, ever apply different entries
@@ -39,7 +39,7 @@ impl Checker for StateMachineSafety {
         self.first.len()
     }
 
-    fn observe(&mut self, cluster: &Cluster) -> Vec<Violation> {
+    fn observe(&mut self, cluster: &Scope) -> Vec<Violation> {
         super::forget_through(&mut self.first, &super::compacted_everywhere(cluster));
         let mut out = Vec::new();
         for (id, member) in cluster.processes() {

@@ -354,6 +354,8 @@ impl Member {
         self.identity = identity;
         self.config.voters = voters;
         self.removed = false;
+        // Its narration was the old cluster's history (terms restart at 1 in the new one).
+        self.events.clear();
     }
 
     /// Stops this member for good after its removal from the cluster.
