@@ -6,6 +6,7 @@ pub mod a11y;
 pub mod i18n;
 pub mod lab;
 pub mod lessons;
+pub mod long_run;
 pub mod recorder;
 pub mod ring;
 pub mod share;
