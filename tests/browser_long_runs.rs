@@ -84,3 +84,41 @@ fn a_long_wait_shows_its_progress_and_ends_as_the_cli_does() {
         },
     );
 }
+
+/// The fast-forward control: "skip ahead 1 h" runs in slices (the page renders its progress
+/// meanwhile) and lands an hour later; the console shows it as the `wait` it is, which the
+/// exported script repeats; "run until a leader exists" ends with one.
+#[test]
+fn the_fast_forward_control_skips_an_hour_in_slices() {
+    story(
+        "the_fast_forward_control_skips_an_hour_in_slices",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            page.wait_exists(r#"[data-skip-ahead="60"]"#).await?;
+            page.wait_exists(r#"[data-run-until="election"]"#).await?;
+            page.pause().await?;
+            let start = page.sim_time().await?.unwrap_or(0);
+            record_progress(&page).await?;
+            page.click(r#"[data-skip-ahead="3600"]"#).await?;
+            page.wait_console_output("$ wait 3600s").await?;
+            wait_for("the skip to end", async || {
+                Ok((page.count(PROGRESS).await? == 0).then_some(()))
+            })
+            .await?;
+            let seen = progress_seen(&page).await?;
+            println!("progress seen: {} values", seen.len());
+            assert!(
+                seen.iter().any(|&(d, t)| t == 3_600_000 && d > 0 && d < t),
+                "{seen:?}"
+            );
+            let now = page.sim_time().await?.unwrap_or(0);
+            assert!(now >= start + 3_600_000, "{start} → {now}");
+            page.click(r#"[data-run-until="leader"]"#).await?;
+            page.wait_console_output("$ wait leader").await?;
+            let leader: Member = page.wait_single_leader().await?;
+            println!("leader: {leader}");
+            page.screenshot("long-runs-fast-forward").await?;
+            Ok(())
+        },
+    );
+}
