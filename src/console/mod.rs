@@ -20,7 +20,7 @@ pub mod verbs;
 pub use error::ConsoleError;
 pub use goal::{Baseline, Goal};
 pub use script::{run_script, RunOutput};
-pub use session::{HistoryEntry, Session};
+pub use session::{HistoryEntry, Running, Session};
 pub use transcript::{Transcript, TranscriptEntry};
 
 use crate::base::Millis;

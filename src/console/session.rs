@@ -56,6 +56,37 @@ pub struct Session {
     pub(super) watch: Option<Watch>,
     /// What a script's `expect` compares with: the run's start, or the last `expect --mark`.
     pub(super) mark: Option<Baseline>,
+    /// Virtual time the command being executed asked to let pass (`wait 600s`, `sleep 10`),
+    /// not yet run: [`Session::resume`] runs it, all at once (the CLI) or in slices (the page).
+    pub(super) owed_ms: Millis,
+}
+
+/// A command whose virtual time is still passing: its output is known, its time not yet run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Running {
+    time_ms: Millis,
+    line: String,
+    stdin: Option<String>,
+    out: Output,
+    from_ms: Millis,
+    until_ms: Millis,
+}
+
+impl Running {
+    /// Virtual milliseconds it lets pass in all.
+    pub fn total_ms(&self) -> Millis {
+        self.until_ms - self.from_ms
+    }
+
+    /// The virtual time it was typed at.
+    pub fn time_ms(&self) -> Millis {
+        self.time_ms
+    }
+
+    /// Virtual milliseconds already run, with the world at `now`.
+    pub fn done_ms(&self, now: Millis) -> Millis {
+        now.clamp(self.from_ms, self.until_ms) - self.from_ms
+    }
 }
 
 impl Session {
@@ -76,6 +107,7 @@ impl Session {
             transcript: Transcript::default(),
             watch: None,
             mark: None,
+            owed_ms: 0,
         };
         session.mark = Some(session.baseline());
         session
@@ -181,14 +213,55 @@ impl Session {
     /// (`etcdctl get / --prefix --keys-only | wc -l`) runs its first command here and filters
     /// that command's output with the rest (`shell::pipe`); it is recorded whole.
     pub fn execute(&mut self, line: &str, stdin: Option<&str>) -> Output {
+        let run = self.start(line, stdin);
+        self.resume(&run, Millis::MAX);
+        self.finish(run)
+    }
+
+    /// Runs `line` up to the virtual time it lets pass, which [`Session::resume`] then runs:
+    /// `execute` is `start`, `resume` to the end and `finish`, so a command run in slices
+    /// (the page) ends as the same command run at once (the CLI, transcripts).
+    pub fn start(&mut self, line: &str, stdin: Option<&str>) -> Running {
         let time_ms = self.world.now();
+        // A command substitution settles its own wait before its line goes on.
+        let outer = std::mem::take(&mut self.owed_ms);
         let out = self.try_execute(line, stdin).unwrap_or_else(Output::error);
+        let owed = std::mem::replace(&mut self.owed_ms, outer);
+        let from_ms = self.world.now();
+        Running {
+            time_ms,
+            line: line.to_string(),
+            stdin: stdin.map(str::to_string),
+            out,
+            from_ms,
+            until_ms: from_ms + owed,
+        }
+    }
+
+    /// Lets at most `most_ms` more of `run`'s virtual time pass; whether all of it has.
+    pub fn resume(&mut self, run: &Running, most_ms: Millis) -> bool {
+        let left = run.until_ms.saturating_sub(self.world.now());
+        if left > 0 {
+            self.run_for(left.min(most_ms));
+        }
+        self.world.now() >= run.until_ms
+    }
+
+    /// What `run` printed, once its time has passed; the transcript keeps it.
+    pub fn finish(&mut self, run: Running) -> Output {
+        let Running {
+            time_ms,
+            line,
+            stdin,
+            out,
+            ..
+        } = run;
         if !self.replaying && !self.substituting && !line.trim().is_empty() {
             self.transcript.push(Finished {
                 time_ms,
                 end_ms: self.world.now(),
                 line: line.trim(),
-                stdin,
+                stdin: stdin.as_deref(),
                 stdout: &out.stdout,
                 stderr: &out.stderr,
                 code: out.code,

@@ -28,6 +28,7 @@ pub fn start() {
 fn App() -> Html {
     let page = page::use_page();
     use_clock(&page);
+    console::use_long_runs(&page);
     use_shortcuts(page.dispatcher(), page.view.legend);
     a11y::use_dismissable_menus();
     page::use_remembered_preferences(page.view.lang, page.view.presenter);
@@ -307,6 +308,7 @@ fn console_panel(lab: &Lab, view: &View, node: NodeRef, d: &Dispatch) -> Html {
             </div>
             { console::replay_bar(lab, lang, d) }
             { console::output(lab.transcript(), lang, node) }
+            { console::progress(lab, lang) }
             <console::ConsoleInput lang={lang} members={member_names} on_command={send_line(d)} />
             { console::endpoint(lab, lang) }
         </section>

@@ -5,8 +5,11 @@
 
 use super::i18n::{console_hint, t, Lang, Text};
 use super::lab::{ConsoleEntry, Continuation, EntryKind, Lab, Msg};
-use super::page::Dispatch;
+use super::page::{Dispatch, Page};
+use crate::base::{format_duration, Millis};
 use crate::console::complete::complete;
+use std::cell::Cell;
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -149,6 +152,66 @@ pub fn ConsoleInput(props: &InputProps) -> Html {
                     { for candidates.iter().map(|c| html! { <span class="completion">{ c.clone() }</span> }) }
                 </div>
             }
+        </div>
+    }
+}
+
+/// Real milliseconds a frame's slice of a long run aims at: well under the 100 ms a command
+/// may block the page, with room for the frame's drawing.
+const SLICE_BUDGET_MS: f64 = 25.0;
+/// The virtual time of a first slice after the one typed, and the bounds a slice keeps.
+const SLICE_START_MS: Millis = 5_000;
+const SLICE_RANGE_MS: (Millis, Millis) = (100, 3_600_000);
+
+/// Runs the console's long run a slice per animation frame while there is one, each sized
+/// from how long the last one took, so that the page stays responsive.
+#[hook]
+pub fn use_long_runs(page: &Page) {
+    let active = page.lab.borrow().long_run().is_some();
+    let d = page.dispatcher();
+    let slice = use_mut_ref(|| Rc::new(Cell::new(SLICE_START_MS)));
+    let slice = slice.borrow().clone();
+    super::frames::use_animation_frames(
+        active,
+        Callback::from(move |_real_ms| {
+            let clock = web_sys::window().and_then(|w| w.performance());
+            let now = || clock.as_ref().map_or(0.0, web_sys::Performance::now);
+            let started = now();
+            d.dispatch(Msg::Continue(slice.get()));
+            slice.set(next_slice(slice.get(), now() - started));
+        }),
+    );
+}
+
+/// The next slice's virtual time: scaled to the budget by the last one's real time, growing at
+/// most fourfold a frame (a slice that ran no event measures nothing).
+fn next_slice(last: Millis, took_ms: f64) -> Millis {
+    let scaled = last as f64 * SLICE_BUDGET_MS / took_ms.max(0.1);
+    let grown = scaled.min(last as f64 * 4.0) as Millis;
+    grown.clamp(SLICE_RANGE_MS.0, SLICE_RANGE_MS.1)
+}
+
+/// While a long run goes on: its virtual time done of its total (`data-console-progress`
+/// `DONE/TOTAL` in ms) and the lines typed after it.
+pub fn progress(lab: &Lab, lang: Lang) -> Html {
+    let Some(p) = lab.long_run() else {
+        return html! {};
+    };
+    let mut text = format!(
+        "{} {} / {}",
+        t(lang, Text::ConsoleRunning),
+        format_duration(p.done_ms),
+        format_duration(p.total_ms)
+    );
+    if p.queued > 0 {
+        text.push_str(&format!(" · {} {}", p.queued, t(lang, Text::ConsoleQueued)));
+    }
+    html! {
+        <div class="console-progress muted" role="status"
+            data-console-progress={format!("{}/{}", p.done_ms, p.total_ms)}
+            data-console-queued={p.queued.to_string()}>
+            <progress max={p.total_ms.max(1).to_string()} value={p.done_ms.to_string()}></progress>
+            { " " }{ text }
         </div>
     }
 }

@@ -361,6 +361,14 @@ texts! {
     HintPrefix => ("Raft Lab:", "Raft Lab："),
     HeredocWaiting => ("heredoc: finish with a line", "多行輸入：最後單獨輸入一行"),
     HeredocCancel => ("Esc cancels", "Esc 取消"),
+    // A long console run, in slices (issue 15), and the fast-forward control (issue 14).
+    ConsoleRunning => ("running: virtual time", "執行中：虛擬時間"),
+    ConsoleQueued => ("lines waiting", "行指令等待中"),
+    SkipAhead => ("Skip ahead", "快轉"),
+    RunUntil => ("Run until", "執行直到"),
+    UntilLeader => ("a leader exists", "出現 Leader"),
+    UntilElection => ("the next election", "下一次選舉"),
+    UntilQuorum => ("quorum is back", "Quorum 恢復"),
     // Accessibility and the page's frame (a11y: issue 17, points 11 and 14).
     PageTitle => ("Raft Lab: etcd consensus, live", "Raft Lab：etcd 的共識演算法即時運作"),
     SimulationControls => ("Simulation", "模擬控制"),

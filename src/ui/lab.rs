@@ -6,6 +6,7 @@
 
 use super::i18n::{t, Lang, Text};
 use super::lessons::{Course, LessonMsg};
+use super::long_run::{LongRun, Progress};
 use super::recorder::{Recorder, WIRE_LOG};
 use super::share::{self, Shared};
 use super::view::{Action, Notice, Pace, Scrubbed, View};
@@ -178,6 +179,9 @@ pub enum Msg {
     Command(String),
     /// Several commands as one user action (a network preset).
     Commands(Vec<String>),
+    /// The next slice of the console's long run (`wait 600s`): at most this much virtual
+    /// time (the page sizes it to its frame budget).
+    Continue(Millis),
     /// Go to virtual time `t` (back, or forward into the run left behind by a scrub).
     Scrub(Millis),
     /// Start over with these settings and replay this script (a shared URL or an import).
@@ -226,7 +230,13 @@ pub struct Lab {
     revision: u64,
     /// The lessons: the step open on this run, and the steps done.
     lessons: Course,
+    /// The console's lines still running (their time passes in slices, one per frame).
+    long: LongRun,
 }
+
+/// Virtual time the line typed gets at once: a `wait 2s` ends in the frame it was typed in,
+/// a `wait 600s` goes on in [`Msg::Continue`] slices.
+pub const FIRST_SLICE_MS: Millis = 10_000;
 
 /// The page as a visit finds it: the run a shared link carries (`fragment`, the URL's hash),
 /// else a fresh cluster; a link that cannot be read says why.
@@ -263,6 +273,7 @@ impl Lab {
             carry_ms: 0.0,
             revision: 0,
             lessons: Course::default(),
+            long: LongRun::default(),
         };
         lab.observed()
     }
@@ -282,6 +293,7 @@ impl Lab {
             carry_ms: 0.0,
             revision: 0,
             lessons: Course::default(),
+            long: LongRun::default(),
         };
         let mut entries = Vec::new();
         let run = script::run_script_with(
@@ -350,6 +362,12 @@ impl Lab {
     }
 
     /// Playing a loaded run again: its commands still run as time passes.
+    /// How far the console's long run is, while one runs (the page disables the console
+    /// and shows it).
+    pub fn long_run(&self) -> Option<Progress> {
+        self.long.progress(self.world().now())
+    }
+
     pub fn is_playing_back(&self) -> bool {
         self.playback.is_some()
     }
@@ -400,6 +418,9 @@ impl Lab {
         if self.lessons.waits_for_answer() && waits_with_the_world(&msg) {
             return Action::Pause;
         }
+        if !self.long.is_idle() && waits_for_the_long_run(&msg) {
+            return Action::Refresh;
+        }
         let action = self.apply_now(msg);
         self.lessons.observe(&self.session);
         action
@@ -434,6 +455,10 @@ impl Lab {
             }
             Msg::Commands(lines) => {
                 lines.iter().for_each(|line| self.run(line));
+                self.observe();
+            }
+            Msg::Continue(most_ms) => {
+                self.continue_long_run(most_ms);
                 self.observe();
             }
             Msg::Scrub(t) => return Action::Scrubbed(self.scrub(t)),
@@ -479,6 +504,7 @@ impl Lab {
     fn restart(&mut self, settings: Settings) {
         self.push(ConsoleEntry::divider(&settings));
         self.loaded = None;
+        self.long = LongRun::default();
         self.session = fresh_session(&settings, true);
         self.settings = settings;
         self.ahead = None;
@@ -546,8 +572,14 @@ impl Lab {
     /// their bodies (read as a script reads them, so the two agree).
     fn run(&mut self, text: &str) {
         self.branch();
-        for line in script::parse(text) {
-            self.run_line(&line);
+        self.long.queue(script::parse(text));
+        self.continue_long_run(FIRST_SLICE_MS);
+    }
+
+    /// Runs the next slice of the console's lines; those that ended go to the transcript.
+    fn continue_long_run(&mut self, most_ms: Millis) {
+        for (line, time_ms, out) in self.long.slice(&mut self.session, most_ms) {
+            self.show(&line, time_ms, &out);
         }
     }
 
@@ -555,11 +587,16 @@ impl Lab {
     fn run_line(&mut self, line: &ScriptLine) {
         let time_ms = self.world().now();
         let out = self.session.execute(&line.text, line.stdin.as_deref());
+        self.show(line, time_ms, &out);
+    }
+
+    /// What a line typed at `time_ms` printed, in the transcript.
+    fn show(&mut self, line: &ScriptLine, time_ms: Millis, out: &Output) {
         if out.aside == Some(Aside::ClearScreen) {
             self.transcript.clear();
             return;
         }
-        self.push(ConsoleEntry::new(EntryKind::Typed, time_ms, line, &out));
+        self.push(ConsoleEntry::new(EntryKind::Typed, time_ms, line, out));
     }
 
     fn push(&mut self, entry: ConsoleEntry) {
@@ -600,6 +637,7 @@ impl Lab {
         }
         self.loaded = None;
         self.playback = None;
+        self.long = LongRun::default();
         self.settings = session.config.clone();
         self.session = session;
         self.ahead = None;
@@ -715,6 +753,20 @@ fn waits_with_the_world(msg: &Msg) -> bool {
     )
 }
 
+/// What waits for the console's long run to end: time itself, and what would act on the
+/// world under it (commands typed meanwhile are queued after it instead).
+fn waits_for_the_long_run(msg: &Msg) -> bool {
+    matches!(
+        msg,
+        Msg::Frame { .. }
+            | Msg::Step
+            | Msg::Follow(_)
+            | Msg::Scrub(_)
+            | Msg::PlayFromStart
+            | Msg::Lesson(_)
+    )
+}
+
 /// The page as a visit finds it, with its lessons: the step a link carries (and the run it
 /// left in that step), else the step this browser had open; the steps done, from both.
 pub fn open_with_lessons(fragment: &str, stored: &str, lang: Lang, presenter: bool) -> (Lab, View) {
@@ -781,6 +833,36 @@ mod tests {
 
     fn lab() -> Lab {
         Lab::new(Settings::default())
+    }
+
+    /// `wait 600s` runs in slices: frames add no time meanwhile, a line typed meanwhile waits
+    /// its turn, and the transcript ends as the CLI's.
+    #[test]
+    fn a_long_wait_runs_in_slices_and_queues_what_is_typed_meanwhile() {
+        let mut lab = lab();
+        lab.apply(Msg::Command("wait leader".into()));
+        let start = lab.world().now();
+        lab.apply(Msg::Command("wait 600s".into()));
+        let p = lab.long_run().expect("still running");
+        assert_eq!((p.done_ms, p.total_ms), (FIRST_SLICE_MS, 600_000));
+        let pace = Pace::steady(1.0);
+        lab.apply(Msg::Frame {
+            real_ms: 50.0,
+            pace,
+        });
+        assert_eq!(lab.world().now(), start + FIRST_SLICE_MS, "a frame waits");
+        lab.apply(Msg::Command("etcdctl put k v".into()));
+        assert_eq!(lab.long_run().map(|p| p.queued), Some(1));
+        while lab.long_run().is_some() {
+            lab.apply(Msg::Continue(50_000));
+        }
+        assert!(
+            lab.world().now() > start + 600_000,
+            "the put came after the wait"
+        );
+        let lines: Vec<&str> = lab.transcript.iter().map(|e| e.line.as_str()).collect();
+        assert_eq!(lines, ["wait leader", "wait 600s", "etcdctl put k v"]);
+        assert_eq!(lab.transcript[2].time_ms, start + 600_000);
     }
 
     #[test]
@@ -1018,6 +1100,10 @@ mod tests {
     fn pasted_lines_and_heredocs_run_as_a_script_reads_them() {
         let mut lab = lab();
         lab.apply(Msg::Command("wait leader\nkube up\nwait 3s\n".into()));
+        assert!(
+            lab.long_run().is_none(),
+            "a short script ends as it is typed"
+        );
         assert_eq!(lab.transcript().len(), 3, "one entry per pasted line");
         let apply = "kubectl apply -f - <<EOF\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\nEOF";
         lab.apply(Msg::Command(apply.into()));

@@ -3,9 +3,11 @@
 //! `cargo test --lib` checks it; the Yew components and the browser services only on wasm32.
 
 pub mod a11y;
+pub mod fast_forward;
 pub mod i18n;
 pub mod lab;
 pub mod lessons;
+pub mod long_run;
 pub mod recorder;
 pub mod ring;
 pub mod share;

@@ -76,12 +76,13 @@ pub fn wait(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
 }
 
 /// Lets `ms` of virtual time pass, up to the longest wait; `asked` is the command that asked
-/// (`wait 2s`, `sleep 10`).
+/// (`wait 2s`, `sleep 10`). The time passes once the command returns (`Session::resume`), so
+/// that the page can run it in slices.
 pub fn let_time_pass(s: &mut Session, ms: Millis, asked: &str) -> Result<(), ConsoleError> {
     if ms > WAIT_LIMIT_MS {
         return Err(too_long(asked));
     }
-    s.run_for(ms);
+    s.owed_ms += ms;
     Ok(())
 }
 

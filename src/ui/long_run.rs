@@ -1,0 +1,163 @@
+//! Console lines whose virtual time runs in slices across animation frames (`wait 600s`, a
+//! pasted script), so that no command blocks the page for long; the session runs each line as
+//! the CLI does (`Session::start`, `resume`, `finish`), only the page cuts its time in pieces.
+
+use crate::base::Millis;
+use crate::console::script::ScriptLine;
+use crate::console::{Output, Running, Session};
+use std::collections::VecDeque;
+
+/// Lines a slice starts at most: a pasted script of a thousand lines runs over many frames.
+pub const LINES_PER_SLICE: usize = 20;
+
+/// What the console is running: the line whose time is passing, and the lines after it.
+#[derive(Clone, Debug, Default)]
+pub struct LongRun {
+    queue: VecDeque<ScriptLine>,
+    current: Option<(ScriptLine, Running)>,
+}
+
+/// How far the line whose time is passing is: virtual milliseconds done of its total, and
+/// the lines still waiting after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub done_ms: Millis,
+    pub total_ms: Millis,
+    pub queued: usize,
+}
+
+/// A line that ended in a slice: the line, when it was typed, what it printed.
+pub type Ended = (ScriptLine, Millis, Output);
+
+impl LongRun {
+    /// Lines typed or pasted; they run after those already waiting.
+    pub fn queue(&mut self, lines: Vec<ScriptLine>) {
+        self.queue.extend(lines);
+    }
+
+    pub fn is_idle(&self) -> bool {
+        self.current.is_none() && self.queue.is_empty()
+    }
+
+    pub fn progress(&self, now: Millis) -> Option<Progress> {
+        let queued = self.queue.len();
+        match &self.current {
+            Some((_, run)) => Some(Progress {
+                done_ms: run.done_ms(now),
+                total_ms: run.total_ms(),
+                queued,
+            }),
+            None if queued > 0 => Some(Progress {
+                done_ms: 0,
+                total_ms: 0,
+                queued,
+            }),
+            None => None,
+        }
+    }
+
+    /// Runs at most `most_ms` of virtual time and starts at most [`LINES_PER_SLICE`] lines;
+    /// the lines that ended, in order.
+    pub fn slice(&mut self, s: &mut Session, mut most_ms: Millis) -> Vec<Ended> {
+        let mut ended = Vec::new();
+        let mut started = 0;
+        loop {
+            if let Some((line, run)) = self.current.take() {
+                let before = s.world.now();
+                let finished = s.resume(&run, most_ms);
+                most_ms = most_ms.saturating_sub(s.world.now() - before);
+                if !finished {
+                    self.current = Some((line, run));
+                    return ended;
+                }
+                let time_ms = run.time_ms();
+                ended.push((line, time_ms, s.finish(run)));
+            }
+            if started == LINES_PER_SLICE {
+                return ended;
+            }
+            let Some(line) = self.queue.pop_front() else {
+                return ended;
+            };
+            started += 1;
+            let run = s.start(&line.text, line.stdin.as_deref());
+            self.current = Some((line, run));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::console::script;
+    use crate::etcd::ClusterConfig;
+
+    fn session() -> Session {
+        Session::new(ClusterConfig::default())
+    }
+
+    const SCRIPT: &str = "wait leader\netcdctl put k v\nwait 600s\nsleep 90\netcdctl get k\n";
+
+    /// The page's slices end as the CLI's run at once: same outputs, same time, same
+    /// exported history.
+    #[test]
+    fn a_script_run_in_slices_ends_as_it_does_at_once() {
+        let mut whole = session();
+        let at_once: Vec<Output> = script::parse(SCRIPT)
+            .iter()
+            .map(|l| whole.execute(&l.text, l.stdin.as_deref()))
+            .collect();
+        let mut sliced = session();
+        let mut run = LongRun::default();
+        run.queue(script::parse(SCRIPT));
+        let (mut outputs, mut slices, mut seen) = (Vec::new(), 0, Vec::new());
+        while !run.is_idle() {
+            outputs.extend(run.slice(&mut sliced, 7_000).into_iter().map(|e| e.2));
+            if let Some(p) = run.progress(sliced.world.now()) {
+                seen.push(p);
+            }
+            slices += 1;
+        }
+        assert_eq!(outputs, at_once);
+        assert_eq!(sliced.world.now(), whole.world.now());
+        assert_eq!(sliced.export_script(), whole.export_script());
+        assert!(slices > 600_000 / 7_000, "{slices} slices");
+        let wait = seen.iter().filter(|p| p.total_ms == 600_000);
+        assert!(wait
+            .clone()
+            .any(|p| p.done_ms > 0 && p.done_ms < p.total_ms));
+        assert!(wait
+            .clone()
+            .all(|p| p.done_ms % 7_000 == 0 || p.done_ms < 7_000));
+    }
+
+    /// A slice never runs more virtual time than it was given, nor starts more lines.
+    #[test]
+    fn a_slice_stays_within_its_budget() {
+        let mut s = session();
+        let mut run = LongRun::default();
+        run.queue(script::parse(&"status\n".repeat(3 * LINES_PER_SLICE)));
+        assert_eq!(run.slice(&mut s, 1_000).len(), LINES_PER_SLICE);
+        run.queue(script::parse("wait 1h"));
+        let start = s.world.now();
+        while run.progress(s.world.now()).is_some_and(|p| p.total_ms == 0) {
+            run.slice(&mut s, 1_000);
+        }
+        let before = s.world.now();
+        run.slice(&mut s, 1_000);
+        assert_eq!(s.world.now() - before, 1_000, "started at {start}");
+    }
+
+    /// A wait past the longest one fails at once, with the CLI's error, and lets no time pass.
+    #[test]
+    fn a_wait_too_long_fails_before_any_slice() {
+        let (mut s, mut whole) = (session(), session());
+        let mut run = LongRun::default();
+        run.queue(script::parse("wait 5h"));
+        let ended = run.slice(&mut s, 1_000);
+        assert_eq!(ended[0].2, whole.execute("wait 5h", None));
+        assert_ne!(ended[0].2.code, 0);
+        assert_eq!(s.world.now(), 0);
+        assert!(run.is_idle());
+    }
+}

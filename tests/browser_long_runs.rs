@@ -1,0 +1,124 @@
+//! Long console runs in slices (issue 15) and the fast-forward control (issue 14), in headless
+//! Chromium against the built app, through the page's data hooks.
+//!
+//! Run: `trunk build --release && RAFTLAB_BROWSER=1 cargo test --test browser_long_runs --
+//! --nocapture`. Screenshots land in `tests/artifacts/long-runs-*.png`.
+
+mod browser_support;
+
+use browser_support::raftlab::CONSOLE;
+use browser_support::{story, wait_for, Harness, Member, Page, Result};
+
+const PROGRESS: &str = "[data-console-progress]";
+
+/// Records every `data-console-progress` value the page shows from now on (a poll from the
+/// test could miss a slice; an observer in the page sees each render).
+async fn record_progress(page: &Page) -> Result {
+    page.execute(
+        "window.__progress = [];
+         const seen = () => {
+             const p = document.querySelector('[data-console-progress]');
+             if (p) window.__progress.push(p.getAttribute('data-console-progress'));
+         };
+         new MutationObserver(seen).observe(document.body,
+             {subtree: true, childList: true, attributes: true,
+              attributeFilter: ['data-console-progress']});",
+        vec![],
+    )
+    .await?;
+    Ok(())
+}
+
+/// The (done, total) values recorded, in virtual ms.
+async fn progress_seen(page: &Page) -> Result<Vec<(u64, u64)>> {
+    let v = page.execute("return window.__progress;", vec![]).await?;
+    let values = v.as_array().cloned().unwrap_or_default();
+    Ok(values
+        .iter()
+        .filter_map(|s| s.as_str()?.split_once('/'))
+        .filter_map(|(d, t)| Some((d.parse().ok()?, t.parse().ok()?)))
+        .collect())
+}
+
+/// `wait 1h` typed in the console: the page shows how far it is while it runs in slices
+/// (values between none and all of it), a line typed meanwhile waits its turn, and the
+/// transcript ends as the CLI's (the wait prints nothing, the put its `OK` an hour later).
+#[test]
+fn a_long_wait_shows_its_progress_and_ends_as_the_cli_does() {
+    story(
+        "a_long_wait_shows_its_progress_and_ends_as_the_cli_does",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            let leader: Member = page.wait_single_leader().await?;
+            println!("leader: {leader}");
+            page.pause().await?;
+            let start = page.sim_time().await?.unwrap_or(0);
+            record_progress(&page).await?;
+            page.type_text(CONSOLE, "wait 1h\netcdctl put after wait\n")
+                .await?;
+            page.wait_console_output("$ wait 1h").await?;
+            let out = page.wait_console_output("$ etcdctl put after wait").await?;
+            wait_for("the progress to go", async || {
+                Ok((page.count(PROGRESS).await? == 0).then_some(()))
+            })
+            .await?;
+            page.screenshot("long-runs-wait-done").await?;
+            let seen = progress_seen(&page).await?;
+            println!("progress seen: {seen:?}");
+            let hour = 3_600_000;
+            assert!(
+                seen.iter().any(|&(d, t)| t == hour && d > 0 && d < t),
+                "no intermediate progress in {seen:?}"
+            );
+            let mut done: Vec<u64> = seen.iter().filter(|p| p.1 == hour).map(|p| p.0).collect();
+            assert!(done.windows(2).all(|w| w[0] <= w[1]), "{done:?}");
+            done.dedup();
+            assert!(done.len() >= 3, "in slices: {done:?}");
+            let tail = &out[out.find("$ wait 1h").unwrap_or(0)..];
+            assert!(!tail.contains("Error") && !tail.contains("exit"), "{tail}");
+            let after = &out[out.find("$ etcdctl put").unwrap_or(0)..];
+            assert!(after.contains("OK"), "{after}");
+            let now = page.sim_time().await?.unwrap_or(0);
+            assert!(now >= start + hour, "{start} → {now}");
+            Ok(())
+        },
+    );
+}
+
+/// The fast-forward control: "skip ahead 1 h" runs in slices (the page renders its progress
+/// meanwhile) and lands an hour later; the console shows it as the `wait` it is, which the
+/// exported script repeats; "run until a leader exists" ends with one.
+#[test]
+fn the_fast_forward_control_skips_an_hour_in_slices() {
+    story(
+        "the_fast_forward_control_skips_an_hour_in_slices",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            page.wait_exists(r#"[data-skip-ahead="60"]"#).await?;
+            page.wait_exists(r#"[data-run-until="election"]"#).await?;
+            page.pause().await?;
+            let start = page.sim_time().await?.unwrap_or(0);
+            record_progress(&page).await?;
+            page.click(r#"[data-skip-ahead="3600"]"#).await?;
+            page.wait_console_output("$ wait 3600s").await?;
+            wait_for("the skip to end", async || {
+                Ok((page.count(PROGRESS).await? == 0).then_some(()))
+            })
+            .await?;
+            let seen = progress_seen(&page).await?;
+            println!("progress seen: {} values", seen.len());
+            assert!(
+                seen.iter().any(|&(d, t)| t == 3_600_000 && d > 0 && d < t),
+                "{seen:?}"
+            );
+            let now = page.sim_time().await?.unwrap_or(0);
+            assert!(now >= start + 3_600_000, "{start} → {now}");
+            page.click(r#"[data-run-until="leader"]"#).await?;
+            page.wait_console_output("$ wait leader").await?;
+            let leader: Member = page.wait_single_leader().await?;
+            println!("leader: {leader}");
+            page.screenshot("long-runs-fast-forward").await?;
+            Ok(())
+        },
+    );
+}
