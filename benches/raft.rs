@@ -195,6 +195,7 @@ const ENGINES: [Engine; 3] = [
 ];
 
 /// Median wall time of `samples` runs, and the messages of one.
+#[allow(clippy::disallowed_methods)] // a benchmark is the one place that reads the real clock
 fn measure(run: fn(&Workload) -> Outcome, w: &Workload, samples: usize) -> (Duration, u64) {
     let mut times = Vec::new();
     let mut messages = 0;
