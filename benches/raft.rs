@@ -1,52 +1,143 @@
-//! A 5-member cluster of bare Raft nodes committing 100,000 proposals in memory: every message
-//! delivered at once, every Ready persisted to an in-memory `Durable`. Measures the engine
-//! alone (no simulator, no state machine). `cargo bench --bench raft`.
-//! Under `cargo test` (no `--bench` flag) it commits 1,000 so the test run stays quick.
+//! Issue #14's engine workload, run on our engine and on tikv raft-rs 0.7 in one criterion
+//! run: 5 voters in memory, one thread, N 64-byte `key=value` proposals on the leader, B per
+//! round, pumped to quiescence; every member applies to its own `BTreeMap`; the clock stops
+//! when all 5 applied all N. Also the state-machine limit: the same inserts into 5 `BTreeMap`s
+//! with no consensus. Prints the ratios and the messages per entry of each engine.
+//! `cargo bench --bench raft` (N = 100,000). Under `cargo test` (no `--bench`) N = 1,000 and
+//! each engine runs once, so the workload cannot rot; nothing about time is asserted.
+//! `RAFTLAB_BENCH_ONCE=ENGINE:B` runs one engine once, for callgrind (`./x bench`).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use raftlab::base::{Index, MemberId, Rng};
+use raftlab::base::{MemberId, Rng};
 use raftlab::raft::{Config, Durable, Message, Raft};
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
 
 const MEMBERS: u64 = 5;
-/// Proposals handed to the leader between two rounds of message delivery.
-const BATCH: u64 = 256;
+const BATCHES: [usize; 3] = [1, 16, 256];
+const ENTRY_BYTES: usize = 64;
 
-struct Bus {
-    nodes: Vec<Raft>,
-    disks: Vec<Durable>,
-    queue: VecDeque<Message>,
+/// The workload both engines run: its proposals and what each member must end up with.
+struct Workload {
+    proposals: Vec<Vec<u8>>,
+    batch: usize,
 }
 
-impl Bus {
-    fn new() -> Bus {
-        let voters: Vec<MemberId> = (1..=MEMBERS).map(MemberId).collect();
-        let nodes = voters
-            .iter()
-            .map(|id| Raft::new(Config::new(*id, voters.clone()), Rng::new(id.0)))
+impl Workload {
+    fn new(n: usize, batch: usize) -> Workload {
+        let proposals = (0..n)
+            .map(|i| {
+                let mut p = format!("key{i:08}=").into_bytes();
+                p.resize(ENTRY_BYTES, b'v');
+                p
+            })
             .collect();
-        Bus {
-            nodes,
-            disks: vec![Durable::default(); MEMBERS as usize],
-            queue: VecDeque::new(),
+        Workload { proposals, batch }
+    }
+}
+
+/// A member's state machine: `key=value` entries inserted into a `BTreeMap`.
+fn apply(sm: &mut BTreeMap<Vec<u8>, Vec<u8>>, data: &[u8]) {
+    if let Some(eq) = data.iter().position(|b| *b == b'=') {
+        sm.insert(data[..eq].to_vec(), data[eq + 1..].to_vec());
+    }
+}
+
+/// What one run reports: messages delivered, and whether every member applied everything.
+struct Outcome {
+    messages: u64,
+}
+
+fn ours(w: &Workload) -> Outcome {
+    let voters: Vec<MemberId> = (1..=MEMBERS).map(MemberId).collect();
+    let mut nodes: Vec<Raft> = voters
+        .iter()
+        .map(|id| Raft::new(Config::new(*id, voters.clone()), Rng::new(id.0)))
+        .collect();
+    let mut disks = vec![Durable::default(); MEMBERS as usize];
+    let mut sms = vec![BTreeMap::new(); MEMBERS as usize];
+    let mut queue: VecDeque<Message> = VecDeque::new();
+    let mut messages = 0;
+    let mut pump = |nodes: &mut Vec<Raft>, sms: &mut Vec<BTreeMap<_, _>>| loop {
+        let mut moved = false;
+        for ((node, disk), sm) in nodes.iter_mut().zip(disks.iter_mut()).zip(sms.iter_mut()) {
+            if node.has_ready() {
+                let rd = node.ready();
+                disk.persist(&rd);
+                queue.extend(rd.messages.iter().cloned());
+                for e in &rd.committed_entries {
+                    apply(sm, &e.data);
+                }
+                node.advance(&rd);
+                moved = true;
+            }
         }
+        while let Some(m) = queue.pop_front() {
+            messages += 1;
+            nodes[(m.to.0 - 1) as usize].step(m);
+            moved = true;
+        }
+        if !moved {
+            return;
+        }
+    };
+    nodes[0].force_timeout();
+    pump(&mut nodes, &mut sms);
+    assert!(nodes[0].is_leader());
+    for chunk in w.proposals.chunks(w.batch) {
+        for p in chunk {
+            nodes[0].propose(p.clone()).expect("leader accepts");
+        }
+        pump(&mut nodes, &mut sms);
+    }
+    assert!(sms.iter().all(|sm| sm.len() == w.proposals.len()));
+    Outcome { messages }
+}
+
+mod theirs {
+    use super::{apply, Outcome, Workload, MEMBERS};
+    use raft::eraftpb::{ConfState, Message};
+    use raft::storage::MemStorage;
+    use raft::{Config, RawNode};
+    use std::collections::{BTreeMap, VecDeque};
+
+    type Node = RawNode<MemStorage>;
+
+    fn handle(node: &mut Node, sm: &mut BTreeMap<Vec<u8>, Vec<u8>>, out: &mut VecDeque<Message>) {
+        let mut rd = node.ready();
+        out.extend(rd.take_messages());
+        for e in rd.take_committed_entries() {
+            apply(sm, &e.data);
+        }
+        let store = node.raft.raft_log.store.clone();
+        store.wl().append(rd.entries()).expect("in memory");
+        if let Some(hs) = rd.hs() {
+            store.wl().set_hardstate(hs.clone());
+        }
+        out.extend(rd.take_persisted_messages());
+        let mut light = node.advance(rd);
+        out.extend(light.take_messages());
+        for e in light.take_committed_entries() {
+            apply(sm, &e.data);
+        }
+        node.advance_apply();
     }
 
-    /// Persists, sends and delivers until nothing moves.
-    fn pump(&mut self) {
+    fn pump(nodes: &mut [Node], sms: &mut [BTreeMap<Vec<u8>, Vec<u8>>], messages: &mut u64) {
+        let mut queue = VecDeque::new();
         loop {
             let mut moved = false;
-            for (node, disk) in self.nodes.iter_mut().zip(self.disks.iter_mut()) {
+            for (node, sm) in nodes.iter_mut().zip(sms.iter_mut()) {
                 if node.has_ready() {
-                    let rd = node.ready();
-                    disk.persist(&rd);
-                    node.advance(&rd);
-                    self.queue.extend(rd.messages);
+                    handle(node, sm, &mut queue);
                     moved = true;
                 }
             }
-            while let Some(m) = self.queue.pop_front() {
-                self.nodes[(m.to.0 - 1) as usize].step(m);
+            while let Some(m) = queue.pop_front() {
+                *messages += 1;
+                nodes[(m.to - 1) as usize]
+                    .step(m)
+                    .expect("a peer's message");
                 moved = true;
             }
             if !moved {
@@ -55,35 +146,123 @@ impl Bus {
         }
     }
 
-    /// Elects m1, then commits `n` proposals through it; returns the commit index reached.
-    fn commit(n: u64) -> Index {
-        let mut bus = Bus::new();
-        bus.nodes[0].force_timeout();
-        bus.pump();
-        assert!(bus.nodes[0].is_leader());
-        let target = bus.nodes[0].log().committed + n;
-        let data = vec![b'v'; 64];
-        let mut proposed = 0;
-        while bus.nodes[0].log().committed < target {
-            for _ in 0..BATCH.min(n - proposed) {
-                bus.nodes[0].propose(data.clone()).expect("leader accepts");
-                proposed += 1;
+    pub fn run(w: &Workload) -> Outcome {
+        let logger = slog::Logger::root(slog::Discard, slog::o!());
+        let voters: Vec<u64> = (1..=MEMBERS).collect();
+        let mut nodes: Vec<Node> = voters
+            .iter()
+            .map(|id| {
+                let storage =
+                    MemStorage::new_with_conf_state(ConfState::from((voters.clone(), vec![])));
+                let config = Config {
+                    id: *id,
+                    ..Config::default()
+                };
+                RawNode::new(&config, storage, &logger).expect("valid config")
+            })
+            .collect();
+        let mut sms = vec![BTreeMap::new(); MEMBERS as usize];
+        let mut messages = 0;
+        nodes[0].campaign().expect("campaign");
+        pump(&mut nodes, &mut sms, &mut messages);
+        for chunk in w.proposals.chunks(w.batch) {
+            for p in chunk {
+                nodes[0].propose(vec![], p.clone()).expect("leader accepts");
             }
-            bus.pump();
+            pump(&mut nodes, &mut sms, &mut messages);
         }
-        bus.nodes[0].log().committed
+        assert!(sms.iter().all(|sm| sm.len() == w.proposals.len()));
+        Outcome { messages }
+    }
+}
+
+/// The state-machine limit: the same inserts into 5 `BTreeMap`s, no consensus.
+fn limit(w: &Workload) -> Outcome {
+    let mut sms = vec![BTreeMap::new(); MEMBERS as usize];
+    for p in &w.proposals {
+        for sm in sms.iter_mut() {
+            apply(sm, p);
+        }
+    }
+    Outcome { messages: 0 }
+}
+
+type Engine = (&'static str, fn(&Workload) -> Outcome);
+const ENGINES: [Engine; 3] = [
+    ("raftlab", ours),
+    ("raft-rs", theirs::run),
+    ("btreemap-limit", limit),
+];
+
+/// Median wall time of `samples` runs, and the messages of one.
+#[allow(clippy::disallowed_methods)] // a benchmark is the one place that reads the real clock
+fn measure(run: fn(&Workload) -> Outcome, w: &Workload, samples: usize) -> (Duration, u64) {
+    let mut times = Vec::new();
+    let mut messages = 0;
+    for _ in 0..samples {
+        let start = Instant::now();
+        messages = run(w).messages;
+        times.push(start.elapsed());
+    }
+    times.sort();
+    (times[times.len() / 2], messages)
+}
+
+/// One table row per batch: `bench-row` lines that `./x bench` collects into its table.
+fn report(n: usize, samples: usize) {
+    for batch in BATCHES {
+        let w = Workload::new(n, batch);
+        let rows: Vec<(Duration, u64)> = ENGINES
+            .iter()
+            .map(|(_, run)| measure(*run, &w, samples))
+            .collect();
+        let per_s = |d: Duration| n as f64 / d.as_secs_f64();
+        let (ours, theirs, limit) = (rows[0], rows[1], rows[2]);
+        println!(
+            "bench-row engine B={batch}: raftlab {:.0}/s, raft-rs {:.0}/s, ratio {:.2}x; \
+             msgs/entry {:.2} vs {:.2}; state-machine limit {:.0}/s (raftlab at {:.2}x of it)",
+            per_s(ours.0),
+            per_s(theirs.0),
+            theirs.0.as_secs_f64() / ours.0.as_secs_f64(),
+            ours.1 as f64 / n as f64,
+            theirs.1 as f64 / n as f64,
+            per_s(limit.0),
+            limit.0.as_secs_f64() / ours.0.as_secs_f64(),
+        );
     }
 }
 
 fn bench(c: &mut Criterion) {
+    if let Ok(once) = std::env::var("RAFTLAB_BENCH_ONCE") {
+        let (name, batch) = once.split_once(':').expect("RAFTLAB_BENCH_ONCE=ENGINE:B");
+        let n = std::env::var("RAFTLAB_BENCH_N").map_or(100_000, |v| v.parse().expect("N"));
+        let run = ENGINES
+            .iter()
+            .find(|(e, _)| *e == name)
+            .expect("an engine name")
+            .1;
+        let out = run(&Workload::new(n, batch.parse().expect("B")));
+        println!(
+            "bench-once {name} B={batch} N={n} messages={}",
+            out.messages
+        );
+        return;
+    }
     let full = std::env::args().any(|a| a == "--bench");
-    let n: u64 = if full { 100_000 } else { 1_000 };
-    let mut group = c.benchmark_group("raft_5_members");
+    let n = if full { 100_000 } else { 1_000 };
+    report(n, if full { 5 } else { 1 });
+    if !full {
+        return;
+    }
+    let mut group = c.benchmark_group("engine_5_members");
     group.sample_size(10);
-    group.throughput(Throughput::Elements(n));
-    group.bench_function(format!("commit_{n}_proposals"), |b| {
-        b.iter(|| Bus::commit(n))
-    });
+    group.throughput(Throughput::Elements(n as u64));
+    for batch in BATCHES {
+        let w = Workload::new(n, batch);
+        for (name, run) in ENGINES {
+            group.bench_function(format!("{name}/B={batch}"), |b| b.iter(|| run(&w)));
+        }
+    }
     group.finish();
 }
 
