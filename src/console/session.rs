@@ -360,7 +360,8 @@ impl Session {
             }
         }
         for f in filters {
-            let (stdout, stderr, code) = shell::pipe::filter(&shell::words(f)?, &out.stdout);
+            let (stdout, stderr, code) =
+                shell::pipe::filter(&shell::words(f)?, &out.stdout, &self.files);
             out.stdout = stdout;
             out.stderr.push_str(&stderr);
             out.code = code;

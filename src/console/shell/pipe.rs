@@ -6,6 +6,8 @@
 
 use std::fmt::Write as _;
 
+use super::fs::{self, Files, Node};
+
 /// Splits a line at the `|` that are outside quotes. One segment: no pipeline.
 pub fn split(line: &str) -> Vec<&str> {
     let mut parts = Vec::new();
@@ -29,8 +31,9 @@ pub fn split(line: &str) -> Vec<&str> {
     parts
 }
 
-/// Runs one filter of a pipeline over `input`: (stdout, stderr, exit status).
-pub fn filter(words: &[String], input: &str) -> (String, String, i32) {
+/// Runs one filter of a pipeline over `input` (or over the FILE operands it names, read from
+/// `files`): (stdout, stderr, exit status).
+pub fn filter(words: &[String], input: &str, files: &Files) -> (String, String, i32) {
     let Some((cmd, args)) = words.split_first() else {
         return (
             String::new(),
@@ -39,9 +42,9 @@ pub fn filter(words: &[String], input: &str) -> (String, String, i32) {
         );
     };
     let result = match cmd.as_str() {
-        "head" | "tail" => head_or_tail(cmd, args, input),
+        "head" | "tail" => return head_or_tail_files(cmd, args, input, files),
         "wc" => wc(args, input),
-        "grep" => return grep(args, input),
+        "grep" => return grep(args, input, files),
         "sort" => sort(args, input),
         "uniq" => uniq(args, input),
         "jq" => jq(args, input),
@@ -85,6 +88,71 @@ fn count_arg(cmd: &str, args: &[String]) -> Result<i64, String> {
     text.trim_start_matches('+')
         .parse::<i64>()
         .map_err(|_| format!("{cmd}: invalid number of lines: ‘{text}’"))
+}
+
+/// One operand's text, or the coreutils complaint about it (`-` is standard input).
+fn read_operand(files: &Files, name: &str, input: &str) -> Result<String, &'static str> {
+    if name == "-" {
+        return Ok(input.to_string());
+    }
+    let k = fs::key(name);
+    match fs::node(files, &k) {
+        Some(Node::File) => Ok(String::from_utf8_lossy(&files[&k]).into_owned()),
+        Some(_) => Err("Is a directory"),
+        None => Err("No such file or directory"),
+    }
+}
+
+/// `head`/`tail` over their FILE operands as coreutils: with several, each under a
+/// `==> NAME <==` header; an unreadable one is reported and the status is 1.
+fn head_or_tail_files(
+    cmd: &str,
+    args: &[String],
+    input: &str,
+    files: &Files,
+) -> (String, String, i32) {
+    let (mut options, mut names) = (Vec::new(), Vec::new());
+    let mut operands = args.iter();
+    while let Some(a) = operands.next() {
+        if matches!(a.as_str(), "-n" | "-c" | "--lines" | "--bytes") {
+            options.push(a.clone());
+            options.extend(operands.next().cloned());
+        } else if a.starts_with('-') && a.len() > 1 {
+            options.push(a.clone());
+        } else {
+            names.push(a.as_str());
+        }
+    }
+    let several = names.len() > 1;
+    if names.is_empty() {
+        names.push("-");
+    }
+    let (mut out, mut err, mut code) = (String::new(), String::new(), 0);
+    for (i, name) in names.iter().enumerate() {
+        let text = match read_operand(files, name, input) {
+            Ok(text) => text,
+            Err(why) if why == "Is a directory" => {
+                let _ = writeln!(err, "{cmd}: error reading '{name}': {why}");
+                code = 1;
+                continue;
+            }
+            Err(why) => {
+                let _ = writeln!(err, "{cmd}: cannot open '{name}' for reading: {why}");
+                code = 1;
+                continue;
+            }
+        };
+        if several {
+            let sep = if i > 0 { "\n" } else { "" };
+            let shown = if *name == "-" { "standard input" } else { name };
+            let _ = writeln!(out, "{sep}==> {shown} <==");
+        }
+        match head_or_tail(cmd, &options, &text) {
+            Ok(part) => out.push_str(&part),
+            Err(e) => return (out, format!("{err}{e}\n"), 1),
+        }
+    }
+    (out, err, code)
 }
 
 /// `head`/`tail` with `-n N` (lines) or `-c N` (bytes).
@@ -199,14 +267,14 @@ enum Syntax {
     Fixed,
 }
 
-/// `grep [-i] [-v] [-c] [-n] [-G|-E|-F] PATTERN`: GNU's basic (the default) or extended
-/// regular expressions, or a fixed string. Exit status 1 when nothing matched, 2 on bad
-/// usage.
-fn grep(args: &[String], input: &str) -> (String, String, i32) {
+/// `grep [-i] [-v] [-c] [-n] [-G|-E|-F] PATTERN [FILE...]`: GNU's basic (the default) or
+/// extended regular expressions, or a fixed string. Exit status 1 when nothing matched, 2 on
+/// bad usage or an unreadable file.
+fn grep(args: &[String], input: &str, files: &Files) -> (String, String, i32) {
     let fail = |text: String| (String::new(), text, 2);
     let (mut ignore_case, mut invert, mut count, mut number) = (false, false, false, false);
     let mut syntax = Syntax::Basic;
-    let mut pattern = None;
+    let (mut pattern, mut names) = (None, Vec::new());
     for a in args {
         match a.as_str() {
             flags if flags.starts_with('-') && flags.len() > 1 => {
@@ -226,7 +294,7 @@ fn grep(args: &[String], input: &str) -> (String, String, i32) {
                 }
             }
             p if pattern.is_none() => pattern = Some(p.to_string()),
-            _ => return fail("grep: reading files is not possible here (only a pipe)\n".into()),
+            name => names.push(name),
         }
     }
     let Some(pattern) = pattern else {
@@ -236,27 +304,68 @@ fn grep(args: &[String], input: &str) -> (String, String, i32) {
         Ok(re) => re,
         Err(e) => return fail(format!("grep: {e}\n")),
     };
-    let mut out = String::new();
-    let mut hits = 0;
-    for (i, line) in lines(input).enumerate() {
-        let found = re.is_match(line.trim_end_matches('\n'));
-        if found != invert {
-            hits += 1;
-            if !count {
-                if number {
-                    let _ = write!(out, "{}:", i + 1);
-                }
-                out.push_str(line);
-                if !line.ends_with('\n') {
-                    out.push('\n');
-                }
+    let several = names.len() > 1;
+    if names.is_empty() {
+        names.push("-");
+    }
+    let (mut out, mut err, mut hits) = (String::new(), String::new(), 0);
+    for name in names {
+        let text = match read_operand(files, name, input) {
+            Ok(text) => text,
+            Err(why) => {
+                let _ = writeln!(err, "grep: {name}: {why}");
+                continue;
+            }
+        };
+        let shown = if name == "-" {
+            "(standard input)"
+        } else {
+            name
+        };
+        let prefix = if several {
+            format!("{shown}:")
+        } else {
+            String::new()
+        };
+        let found = grep_text(&re, &text, invert, !count && number);
+        hits += found.0;
+        if count {
+            let _ = writeln!(out, "{prefix}{}", found.0);
+        } else {
+            for line in found.1 {
+                let _ = writeln!(out, "{prefix}{line}");
             }
         }
     }
-    if count {
-        out = format!("{hits}\n");
+    let code = if !err.is_empty() {
+        2
+    } else if hits > 0 {
+        0
+    } else {
+        1
+    };
+    (out, err, code)
+}
+
+/// The number of selected lines of `text`, and those lines (numbered, if asked).
+fn grep_text(
+    re: &regex_lite::Regex,
+    text: &str,
+    invert: bool,
+    number: bool,
+) -> (usize, Vec<String>) {
+    let mut selected = Vec::new();
+    for (i, line) in lines(text).enumerate() {
+        let line = line.trim_end_matches('\n');
+        if re.is_match(line) != invert {
+            selected.push(if number {
+                format!("{}:{line}", i + 1)
+            } else {
+                line.to_string()
+            });
+        }
     }
-    (out, String::new(), if hits > 0 { 0 } else { 1 })
+    (selected.len(), selected)
 }
 
 /// The pattern as a regex-lite expression, or GNU grep's complaint about it.
@@ -766,7 +875,7 @@ mod tests {
 
     fn run(filter_line: &str, input: &str) -> (String, String, i32) {
         let words = shlex::split(filter_line).unwrap();
-        filter(&words, input)
+        filter(&words, input, &Files::new())
     }
 
     #[test]
@@ -816,6 +925,38 @@ mod tests {
         assert_eq!(run(r"grep 'a\|q'", "a\nq\nz\n").0, "a\nq\n");
         assert_eq!(run("grep nothing", text).2, 1);
         assert_eq!(run("grep", text).2, 2);
+    }
+
+    /// The texts are GNU coreutils 9 and grep 3's, recorded on Debian.
+    #[test]
+    fn head_and_grep_read_their_file_operands() {
+        let mut files = Files::new();
+        files.insert(fs::key("f"), b"a1\nb2\na3\n".to_vec());
+        files.insert(fs::key("g"), b"x\n".to_vec());
+        files.insert(fs::key("d/inner"), b"y\n".to_vec());
+        let run = |line: &str, input: &str| filter(&shlex::split(line).unwrap(), input, &files);
+        assert_eq!(run("grep a f", ""), ("a1\na3\n".into(), String::new(), 0));
+        assert_eq!(run("grep a f g", "").0, "f:a1\nf:a3\n");
+        assert_eq!(run("grep -c a f g", "").0, "f:2\ng:0\n");
+        assert_eq!(
+            run("grep a - f", "a\n").0,
+            "(standard input):a\nf:a1\nf:a3\n"
+        );
+        let missing = run("grep a f nofile", "");
+        assert_eq!(missing.0, "f:a1\nf:a3\n");
+        assert_eq!(missing.1, "grep: nofile: No such file or directory\n");
+        assert_eq!(missing.2, 2);
+        assert_eq!(run("grep a d", "").1, "grep: d: Is a directory\n");
+        assert_eq!(run("head -n1 f g", "").0, "==> f <==\na1\n\n==> g <==\nx\n");
+        assert_eq!(run("head -c 2 f", "").0, "a1");
+        assert_eq!(run("tail -n 1 f", "").0, "a3\n");
+        let absent = run("head nofile", "");
+        let why = "head: cannot open 'nofile' for reading: No such file or directory\n";
+        assert_eq!((absent.1.as_str(), absent.2), (why, 1));
+        assert_eq!(
+            run("head d", "").1,
+            "head: error reading 'd': Is a directory\n"
+        );
     }
 
     #[test]

@@ -37,13 +37,13 @@ pub fn unset(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
 /// The first lines of sudo 1.9's usage (what it prints with no command).
 const SUDO_USAGE: &str = "usage: sudo -h | -K | -k | -V\nusage: sudo -v [-ABkNnS] [-g group] [-h host] [-p prompt] [-u user]\nusage: sudo -l [-ABkNnS] [-g group] [-h host] [-p prompt] [-U user]\n            [-u user] [command [arg ...]]\nusage: sudo [-ABbEHkNnPS] [-C num] [-D directory]\n            [-g group] [-h host] [-p prompt] [-R directory] [-T timeout]\n            [-u user] [VAR=value] [-i | -s] [command [arg ...]]\nusage: sudo -e [-ABkNnS] [-C num] [-D directory]\n            [-g group] [-h host] [-p prompt] [-R directory] [-T timeout]\n            [-u user] file ...\n";
 
-/// `sudo [-E] [VAR=value] COMMAND`: the console already is root, so it runs the command, with
+/// `sudo [-E] [-u USER] [VAR=value] COMMAND`: the console already is root, so it runs the command, with
 /// the environment Debian's sudoers gives it (`env_reset`: the exported variables do not
 /// reach it, unless `-E` keeps them).
 pub fn sudo(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
-    let (keep, words) = match call.words {
-        [flag, rest @ ..] if flag == "-E" => (true, rest),
-        words => (false, words),
+    let (keep, words) = match sudo_options(call.words) {
+        Ok(parsed) => parsed,
+        Err(stderr) => return Ok(failed(stderr, 1)),
     };
     let command = words
         .iter()
@@ -56,6 +56,42 @@ pub fn sudo(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
     }
     let env = if keep { call.env.clone() } else { Env::new() };
     Ok(s.run_with_env(words, call.line, call.stdin, env))
+}
+
+/// The accounts of a fresh Debian/Ubuntu machine (base-passwd): the users `sudo -u` knows.
+const USERS: &[&str] = &[
+    "root", "daemon", "bin", "sys", "sync", "games", "man", "lp", "mail", "news", "uucp", "proxy",
+    "www-data", "backup", "list", "irc", "nobody",
+];
+
+/// sudo's leading options: `-E` (keep the environment), `-u USER` (any known user: files here
+/// have no owners, so the command runs the same), then the command's words; or sudo's error.
+fn sudo_options(mut words: &[String]) -> Result<(bool, &[String]), String> {
+    let mut keep = false;
+    loop {
+        let (user, rest) = match words {
+            [flag, rest @ ..] if flag == "-E" => {
+                keep = true;
+                words = rest;
+                continue;
+            }
+            [flag, user, rest @ ..] if flag == "-u" => (user.as_str(), rest),
+            [flag] if flag == "-u" => {
+                return Err(format!(
+                    "sudo: option requires an argument -- 'u'\n{SUDO_USAGE}"
+                ))
+            }
+            [flag, rest @ ..] if flag.starts_with("-u") => (&flag[2..], rest),
+            [flag, rest @ ..] if flag.starts_with("--user=") => (&flag[7..], rest),
+            _ => return Ok((keep, words)),
+        };
+        if !USERS.contains(&user) {
+            return Err(format!(
+                "sudo: unknown user {user}\nsudo: error initializing audit plugin sudoers_audit\n"
+            ));
+        }
+        words = rest;
+    }
 }
 
 /// coreutils' `sleep NUMBER[SUFFIX]...` (s, m, h, d; fractions too): virtual time passes,
@@ -121,6 +157,19 @@ pub fn cat(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
     })
 }
 
+/// `head`, `tail` and `grep` first in a line: they read their FILE operands from the
+/// machine's files (or the line's standard input), as the same filters do in a pipe.
+pub fn text_filter(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
+    let words: Vec<String> = std::iter::once(call.verb.name.to_string())
+        .chain(call.args.iter().map(|a| (*a).to_string()))
+        .collect();
+    let (stdout, stderr, code) = shell::pipe::filter(&words, call.stdin.unwrap_or(""), &s.files);
+    Ok(Output {
+        stdout,
+        ..failed(stderr, code)
+    })
+}
+
 /// A command the articles print that this machine cannot run: why, and what to do instead.
 pub fn absent(_: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
     let why = shell::absent(call.verb.name).unwrap_or_default();
@@ -176,6 +225,21 @@ mod tests {
         assert_eq!(sudo.stdout, "v\n", "sudo resets the environment");
         let kept = s.execute("sudo -E etcdctl get k", None);
         assert!(kept.stdout.starts_with('{'), "-E keeps it: {kept:?}");
+        let other = s.execute("sudo -u nobody etcdctl get k --print-value-only", None);
+        assert_eq!(other.stdout, "v\n", "{other:?}");
+        let unknown = s.execute("sudo -u nosuchuser etcdctl get k", None);
+        let why =
+            "sudo: unknown user nosuchuser\nsudo: error initializing audit plugin sudoers_audit\n";
+        assert_eq!((unknown.stderr.as_str(), unknown.code), (why, 1));
+        assert!(s
+            .execute("sudo -u", None)
+            .stderr
+            .starts_with("sudo: option requires"));
+        s.files.insert(shell::fs::key("f"), b"a1\nb\n".to_vec());
+        let grep = s.execute("sudo -u nobody grep a f", None);
+        assert_eq!((grep.stdout.as_str(), grep.code), ("a1\n", 0), "{grep:?}");
+        let head = s.execute("head -n 1 f | grep -c a", None);
+        assert_eq!(head.stdout, "1\n", "{head:?}");
         // The exported run replays to the same variables.
         let script = s.export_script();
         assert!(script.contains("export ETCDCTL_WRITE_OUT=json"), "{script}");
