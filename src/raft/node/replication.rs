@@ -358,7 +358,7 @@ mod tests {
             })
             .collect();
         let mut appends = 0;
-        let mut pump = |nodes: &mut Vec<Raft>, appends: &mut usize| loop {
+        let pump = |nodes: &mut Vec<Raft>, appends: &mut usize| loop {
             let mut queue: Vec<Message> = Vec::new();
             for node in nodes.iter_mut().filter(|n| n.has_ready()) {
                 let rd = node.ready();
