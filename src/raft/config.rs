@@ -31,6 +31,10 @@ pub struct Config {
     pub max_inflight: usize,
     /// Entries per AppendEntries message (batching).
     pub max_entries_per_msg: usize,
+    /// raft-rs's `batch_append`: an append still waiting in the outbox for a follower takes
+    /// the entries of the next proposals too, one message per follower per burst. Off by
+    /// default, as in raft-rs and etcd, so the page draws one append per proposal.
+    pub batch_append: bool,
     pub teaching: TeachingSwitches,
 }
 
@@ -47,6 +51,7 @@ impl Config {
             check_quorum: true,
             max_inflight: 256,
             max_entries_per_msg: 64,
+            batch_append: false,
             teaching: TeachingSwitches::default(),
         }
     }

@@ -117,6 +117,15 @@ impl Progress {
         }
     }
 
+    /// Entries up to `last` joined the append last sent (still unsent): the window holds the
+    /// same number of messages, its last one now ending at `last`.
+    pub fn batched_entries(&mut self, last: Index) {
+        self.next_index = last + 1;
+        if let Some(back) = self.inflights.back_mut() {
+            *back = last;
+        }
+    }
+
     /// Acknowledged appends leave the window.
     pub fn free_inflights_to(&mut self, index: Index) {
         while self.inflights.front().is_some_and(|last| *last <= index) {
