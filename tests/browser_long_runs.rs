@@ -99,6 +99,7 @@ fn the_fast_forward_control_skips_an_hour_in_slices() {
             page.pause().await?;
             let start = page.sim_time().await?.unwrap_or(0);
             record_progress(&page).await?;
+            page.click(r#"[data-action="fast-forward"]"#).await?;
             page.click(r#"[data-skip-ahead="3600"]"#).await?;
             page.wait_console_output("$ wait 3600s").await?;
             wait_for("the skip to end", async || {
@@ -113,6 +114,7 @@ fn the_fast_forward_control_skips_an_hour_in_slices() {
             );
             let now = page.sim_time().await?.unwrap_or(0);
             assert!(now >= start + 3_600_000, "{start} → {now}");
+            page.click(r#"[data-action="fast-forward"]"#).await?;
             page.click(r#"[data-run-until="leader"]"#).await?;
             page.wait_console_output("$ wait leader").await?;
             let leader: Member = page.wait_single_leader().await?;

@@ -243,7 +243,7 @@ fn cluster_panel(lab: &Lab, view: &View, d: &Dispatch) -> Html {
     let (world, lang) = (lab.world(), view.lang);
     html! {
         <section class="cluster-panel panel" aria-label={t(lang, Text::Cluster)}>
-            { status::clock(world, view, d) }
+            { status::clock(world, view, d, super::fast_forward::render(lab, view, d)) }
             <div class="cluster-wrap">
                 { cluster::render_cluster(world, view.presenter, lang, view.selected_message, select_message(d)) }
                 if let Some(id) = view.selected_message {

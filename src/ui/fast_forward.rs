@@ -74,20 +74,32 @@ mod view {
         let busy = lab.long_run().is_some();
         let skips = SKIPS.iter().map(|&(seconds, label)| {
             let d = d.clone();
-            let onclick = Callback::from(move |_: MouseEvent| d.dispatch(Msg::Command(skip(seconds))));
+            let onclick = Callback::from(move |e: MouseEvent| {
+                crate::ui::members::close_menu(&e);
+                d.dispatch(Msg::Command(skip(seconds)));
+            });
             html! { <button class="small" data-skip-ahead={seconds.to_string()} disabled={busy} {onclick}>{ label }</button> }
         });
         let untils = Until::ALL.iter().map(|&until| {
             let line = until.command(lab.world());
             let d = d.clone();
-            let onclick = Callback::from(move |_: MouseEvent| d.dispatch(Msg::Command(line.clone())));
+            let onclick = Callback::from(move |e: MouseEvent| {
+                crate::ui::members::close_menu(&e);
+                d.dispatch(Msg::Command(line.clone()));
+            });
             html! { <button class="small" data-run-until={until.hook()} disabled={busy} {onclick}>{ t(lang, until.label()) }</button> }
         });
+        // A menu, so the header stays one row on a 1280x720 projector (the ring keeps its size).
         html! {
-            <span class="fast-forward" data-fast-forward="">
-                <span class="label-text">{ t(lang, Text::SkipAhead) }</span>{ for skips }
-                <span class="label-text">{ t(lang, Text::RunUntil) }</span>{ for untils }
-            </span>
+            <details class="more fast-forward" data-fast-forward="">
+                // An icon, so the time tools stay one row on a 1024-pixel screen.
+                <summary data-action="fast-forward" aria-label={t(lang, Text::SkipAhead)}
+                    title={t(lang, Text::SkipAhead)}>{ "»" }</summary>
+                <div class="menu">
+                    <span class="menu-label">{ t(lang, Text::SkipAhead) }</span>{ for skips }
+                    <span class="menu-label">{ t(lang, Text::RunUntil) }</span>{ for untils }
+                </div>
+            </details>
         }
     }
 }

@@ -76,7 +76,6 @@ fn simulation_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
                     format!("{:.1} s", now as f64 / 1000.0)
                 } }</output>
             </label>
-            { super::fast_forward::render(lab, view, d) }
         </div>
     }
 }

@@ -9,7 +9,8 @@ use crate::check::Violation;
 use crate::etcd::Cluster as World;
 use yew::prelude::*;
 
-pub fn clock(world: &World, view: &View, d: &Dispatch) -> Html {
+/// `fast_forward`: the skip-ahead menu, in the time tools' row.
+pub fn clock(world: &World, view: &View, d: &Dispatch, fast_forward: Html) -> Html {
     let lang = view.lang;
     html! {
         <div class="clock-row">
@@ -21,7 +22,7 @@ pub fn clock(world: &World, view: &View, d: &Dispatch) -> Html {
             }</span>
             <span class="inflight">{ format!("{} {}", world.in_flight().len(), t(lang, Text::InFlight)) }</span>
         </div>
-        { slow_motion_tools(world, view, d) }
+        { slow_motion_tools(world, view, d, fast_forward) }
         </div>
     }
 }
@@ -38,8 +39,9 @@ pub fn replay_last_election(world: &World, d: &Dispatch) -> Option<Callback<Mous
     }))
 }
 
-/// Slow motion, "pause when the leader changes" and "replay the last election".
-fn slow_motion_tools(world: &World, view: &View, d: &Dispatch) -> Html {
+/// Slow motion, "pause when the leader changes", "replay the last election", then the
+/// fast-forward menu.
+fn slow_motion_tools(world: &World, view: &View, d: &Dispatch, fast_forward: Html) -> Html {
     let lang = view.lang;
     let (slow, pause_on_change) = (view.slow_motion_on(), view.pause_on_leader_change);
     let slowing = slow && view.playing && view::worth_slowing(world);
@@ -59,6 +61,7 @@ fn slow_motion_tools(world: &World, view: &View, d: &Dispatch) -> Html {
                 { t(lang, Text::PauseOnLeader) }</button>
             <button data-action="replay-election" disabled={replay.is_none()} onclick={replay.unwrap_or_default()}
                 title={t(lang, Text::ReplayElectionHelp)}>{ t(lang, Text::ReplayElection) }</button>
+            { fast_forward }
         </div>
     }
 }
