@@ -361,13 +361,13 @@ impl Lab {
         self.loaded.is_some()
     }
 
-    /// Playing a loaded run again: its commands still run as time passes.
     /// How far the console's long run is, while one runs (the page disables the console
     /// and shows it).
     pub fn long_run(&self) -> Option<Progress> {
         self.long.progress(self.world().now())
     }
 
+    /// Playing a loaded run again: its commands still run as time passes.
     pub fn is_playing_back(&self) -> bool {
         self.playback.is_some()
     }
