@@ -529,6 +529,13 @@ impl Sim<Member> {
     pub fn member_status(&self, id: MemberId) -> Option<MemberStatus> {
         self.process(id).map(|m| member_status(id, m))
     }
+
+    /// The highest term any member knows (running or from its disk); `None` with no member.
+    pub fn highest_term(&self) -> Option<u64> {
+        let ids = self.member_ids();
+        let statuses = ids.iter().filter_map(|id| self.member_status(*id));
+        statuses.map(|s| s.term).max()
+    }
 }
 
 /// A running member reports its node; a stopped one what its disk holds.

@@ -6,8 +6,12 @@
 use super::i18n::Text;
 use crate::etcd::Cluster;
 
-/// The skips offered, in seconds, with their labels (`data-skip-ahead`).
-pub const SKIPS: [(u64, &str); 3] = [(60, "1 min"), (600, "10 min"), (3_600, "1 h")];
+/// The skips offered, in seconds (`data-skip-ahead`), with their labels.
+pub const SKIPS: [(u64, Text); 3] = [
+    (60, Text::SkipMinute),
+    (600, Text::SkipTenMinutes),
+    (3_600, Text::SkipHour),
+];
 
 /// What "run until" can wait for (`data-run-until`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,9 +45,7 @@ impl Until {
         match self {
             Until::Leader => "wait leader".to_string(),
             Until::Election => {
-                let ids = world.member_ids();
-                let statuses = ids.iter().filter_map(|id| world.member_status(*id));
-                let term = statuses.map(|s| s.term).max().unwrap_or(0);
+                let term = world.highest_term().unwrap_or(0);
                 format!("wait until leaders == 1 and term > {term}")
             }
             Until::Quorum => format!("wait until reachable >= {}", world.quorum_view().quorum),
@@ -73,6 +75,7 @@ mod view {
         let lang = view.lang;
         let busy = lab.long_run().is_some();
         let skips = SKIPS.iter().map(|&(seconds, label)| {
+            let label = t(lang, label);
             let d = d.clone();
             let onclick = Callback::from(move |e: MouseEvent| {
                 crate::ui::members::close_menu(&e);

@@ -198,9 +198,7 @@ fn leaders(world: &Cluster) -> u64 {
 }
 
 fn highest_term(world: &Cluster) -> Value {
-    let ids = world.member_ids();
-    let terms = ids.iter().filter_map(|id| world.member_status(*id));
-    terms.map(|s| s.term).max().map_or(Value::Absent, count)
+    world.highest_term().map_or(Value::Absent, count)
 }
 
 fn last(e: &TranscriptEntry, f: LastField) -> Value {
