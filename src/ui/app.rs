@@ -118,7 +118,7 @@ fn shortcut(e: &KeyboardEvent, legend_open: bool) -> Option<Msg> {
     }
 }
 
-/// Keeps what the crash overlay offers current: after each command, and every ten virtual
+/// Keeps what the crash overlay offers, and the run a reload restores, current: after each command, and every ten virtual
 /// seconds (so a reload comes back close to where the page died).
 #[hook]
 fn use_recovery(page: &Page) {
@@ -136,6 +136,8 @@ fn use_recovery(page: &Page) {
         let lab = run.borrow();
         let link = format!("{}#{}", dom::base_url(), lab.share_fragment());
         crash::record(*lang, settings.seed, &lab.session().export_script(), &link);
+        crash::save_session(&lab.share_fragment());
+        crash::restored();
     });
 }
 

@@ -103,8 +103,12 @@ pub fn use_page() -> Page {
     let opened = use_state(|| {
         let presenter = dom::load(PRESENTER_KEY).as_deref() == Some("1");
         let stored_lessons = dom::load(LESSONS_KEY).unwrap_or_default();
-        let (lab, view) =
-            lab::open_with_lessons(&dom::hash(), &stored_lessons, opening_lang(), presenter);
+        let (lab, view) = lab::open_with_lessons(
+            &super::crash::opening_fragment(&dom::hash()),
+            &stored_lessons,
+            opening_lang(),
+            presenter,
+        );
         (Rc::new(RefCell::new(lab)), view)
     });
     let view = use_reducer(|| opened.1.clone());
