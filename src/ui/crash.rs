@@ -46,50 +46,12 @@ pub fn record(lang: Lang, seed: u64, script: &str, link: &str) {
     let _ = js_sys::Reflect::set(&window, &RECOVERY.into(), &recovery);
 }
 
-/// The run so far, as a share fragment (one format for links and for reloads).
-const SESSION_KEY: &str = "raftlab.session";
-/// Set while a saved run is being replayed: still set at the next opening means that replay
-/// killed the page, so the page opens fresh instead of dying again on every reload.
-const RESTORING_KEY: &str = "raftlab.restoring";
+/// Set by `index.html` once the page shows the crash overlay: from then on nothing is saved,
+/// so the next opening finds the last good state, not the one that died.
+const DEAD: &str = "raftlabDead";
 
-/// Keeps the run so far where the next opening of the page finds it.
-pub fn save_session(fragment: &str) {
-    super::dom::store(SESSION_KEY, fragment);
-}
-
-/// What the page opens: a link's own run first, else the saved one unless replaying it died.
-pub fn opening_fragment(hash: &str) -> String {
-    let saved = super::dom::load(SESSION_KEY).unwrap_or_default();
-    let died = super::dom::load(RESTORING_KEY).as_deref() == Some("1");
-    let fragment = choose_opening(hash, &saved, died).to_string();
-    super::dom::store(RESTORING_KEY, if fragment.is_empty() { "" } else { "1" });
-    fragment
-}
-
-/// The opening replay lived through its first render.
-pub fn restored() {
-    super::dom::store(RESTORING_KEY, "");
-}
-
-fn choose_opening<'a>(hash: &'a str, saved: &'a str, last_restore_died: bool) -> &'a str {
-    if !hash.trim_start_matches('#').is_empty() {
-        hash
-    } else if last_restore_died {
-        ""
-    } else {
-        saved
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::choose_opening;
-
-    #[test]
-    fn a_link_wins_then_the_saved_run_unless_its_replay_died() {
-        assert_eq!(choose_opening("#s=1", "s=2", false), "#s=1");
-        assert_eq!(choose_opening("", "s=2", false), "s=2");
-        assert_eq!(choose_opening("#", "s=2", false), "s=2");
-        assert_eq!(choose_opening("", "s=2", true), "");
-    }
+pub fn page_died() -> bool {
+    web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str(DEAD)).ok())
+        .is_some_and(|v| v.is_truthy())
 }

@@ -53,6 +53,36 @@ pub enum Tab {
     Kube,
 }
 
+impl Tab {
+    /// In the order the tab list shows them.
+    pub const ALL: [Tab; 7] = [
+        Tab::Logs,
+        Tab::SpaceTime,
+        Tab::Network,
+        Tab::Rules,
+        Tab::Share,
+        Tab::Keys,
+        Tab::Kube,
+    ];
+
+    /// The tab's name in `data-tab` and in the session the browser keeps.
+    pub fn key(self) -> &'static str {
+        match self {
+            Tab::Logs => "logs",
+            Tab::SpaceTime => "space-time",
+            Tab::Network => "network",
+            Tab::Rules => "rules",
+            Tab::Share => "share",
+            Tab::Keys => "keys",
+            Tab::Kube => "kube",
+        }
+    }
+
+    pub fn by_key(key: &str) -> Option<Tab> {
+        Tab::ALL.into_iter().find(|t| t.key() == key)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct View {
     pub playing: bool,
@@ -129,6 +159,9 @@ pub enum Action {
     Confirm(Box<Msg>),
     /// The question was answered (the change itself is sent apart when the answer is yes).
     Answered,
+    /// The kept session was forgotten: the page as a first visit finds it, in the same
+    /// language and mode.
+    StartedFresh,
 }
 
 impl View {
@@ -268,6 +301,14 @@ pub fn reduce(mut view: View, action: Action) -> View {
         Action::SetDrawer(open) => view.drawer = open,
         Action::Confirm(msg) => view.confirm = Some(msg),
         Action::Answered => view.confirm = None,
+        Action::StartedFresh => {
+            let notice = Notice::info(super::i18n::t(view.lang, super::i18n::Text::StartedFresh));
+            view = View {
+                notice: Some(notice),
+                onboarding: view.onboarding,
+                ..View::new(view.lang, view.presenter)
+            };
+        }
     }
     view
 }
