@@ -29,7 +29,10 @@ async fn session(page: &Page) -> Result<Session> {
     let members: Vec<Member> = page.members().await?;
     Ok(Session {
         sim_time: page.sim_time().await?,
-        leader: members.iter().find(|m| m.is_leader()).map(|m| m.name.clone()),
+        leader: members
+            .iter()
+            .find(|m| m.is_leader())
+            .map(|m| m.name.clone()),
         console: page.console_output().await?,
         tab: page
             .attr(r#"[data-tab][aria-selected="true"]"#, "data-tab")
@@ -139,7 +142,10 @@ fn start_fresh_forgets_the_session() {
         assert!(!after.console.contains("greeting"), "{after:?}");
         page.console("etcdctl get greeting").await?;
         let out = page.console_output().await?;
-        assert!(!out.contains("hello"), "the key is gone with the run: {out}");
+        assert!(
+            !out.contains("hello"),
+            "the key is gone with the run: {out}"
+        );
         Ok(())
     });
 }
@@ -185,68 +191,83 @@ fn a_reload_after_the_page_died_restores_the_last_good_state() {
 /// and changes nothing.
 #[test]
 fn a_corrupt_share_link_changes_nothing() {
-    story("a_corrupt_share_link_changes_nothing", async |h: Harness| {
-        let page = h.open(1280, 720).await?;
-        work(&page).await?;
-        let before = session(&page).await?;
-        page.execute("location.hash = 'v=1&members=banana&script=wait%201s';", vec![])
+    story(
+        "a_corrupt_share_link_changes_nothing",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            work(&page).await?;
+            let before = session(&page).await?;
+            page.execute(
+                "location.hash = 'v=1&members=banana&script=wait%201s';",
+                vec![],
+            )
             .await?;
-        let notice = notice_containing(&page, "This link could not be opened").await?;
-        assert!(notice.contains("members must be"), "{notice}");
-        assert_eq!(session(&page).await?, before, "pasted into the open page");
-        page.screenshot("persist-bad-link-1280x720").await?;
+            let notice = notice_containing(&page, "This link could not be opened").await?;
+            assert!(notice.contains("members must be"), "{notice}");
+            assert_eq!(session(&page).await?, before, "pasted into the open page");
+            page.screenshot("persist-bad-link-1280x720").await?;
 
-        page.execute(
-            "history.replaceState(null, '', '/#v=1&seed=%zz'); location.reload();",
-            vec![],
-        )
-        .await?;
-        opened(&page).await?;
-        notice_containing(&page, "This link could not be opened").await?;
-        assert_eq!(session(&page).await?, before, "opened with the page");
-        let hash = page.execute("return location.hash;", vec![]).await?;
-        assert_eq!(hash.as_str(), Some(""), "the address no longer carries it");
-        Ok(())
-    });
+            page.execute(
+                "history.replaceState(null, '', '/#v=1&seed=%zz'); location.reload();",
+                vec![],
+            )
+            .await?;
+            opened(&page).await?;
+            notice_containing(&page, "This link could not be opened").await?;
+            assert_eq!(session(&page).await?, before, "opened with the page");
+            let hash = page.execute("return location.hash;", vec![]).await?;
+            assert_eq!(hash.as_str(), Some(""), "the address no longer carries it");
+            Ok(())
+        },
+    );
 }
 
 /// A file that is no script (a PNG picked by mistake) and a script whose header
 /// `raftlab run` refuses are both refused, saying why; the run stays as it was.
 #[test]
 fn a_corrupt_imported_file_changes_nothing() {
-    story("a_corrupt_imported_file_changes_nothing", async |h: Harness| {
-        let page = h.open(1280, 720).await?;
-        work(&page).await?;
-        page.open_tab("share").await?;
-        let before = session(&page).await?;
-        let png = browser_support::artifacts_dir().join("persist-not-a-script.png");
-        std::fs::write(&png, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\xff\xfe")?;
-        page.client()
-            .find(Locator::Css("[data-import-file]"))
-            .await?
-            .send_keys(&png.display().to_string())
-            .await?;
-        let notice = notice_containing(&page, "This file could not be imported").await?;
-        assert!(notice.contains("not a text file"), "{notice}");
-        let field = page
-            .execute("return document.querySelector('[data-import-script]').value;", vec![])
-            .await?;
-        assert_eq!(field.as_str(), Some(""), "the field keeps what it held");
-        assert_eq!(session(&page).await?, before, "after the PNG");
+    story(
+        "a_corrupt_imported_file_changes_nothing",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            work(&page).await?;
+            page.open_tab("share").await?;
+            let before = session(&page).await?;
+            let png = browser_support::artifacts_dir().join("persist-not-a-script.png");
+            std::fs::write(&png, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\xff\xfe")?;
+            page.client()
+                .find(Locator::Css("[data-import-file]"))
+                .await?
+                .send_keys(&png.display().to_string())
+                .await?;
+            let notice = notice_containing(&page, "This file could not be imported").await?;
+            assert!(notice.contains("not a text file"), "{notice}");
+            let field = page
+                .execute(
+                    "return document.querySelector('[data-import-script]').value;",
+                    vec![],
+                )
+                .await?;
+            assert_eq!(field.as_str(), Some(""), "the field keeps what it held");
+            assert_eq!(session(&page).await?, before, "after the PNG");
 
-        page.set_value(
-            "[data-import-script]",
-            "# raftlab run --members banana\nwait leader\nkill leader\n",
-        )
-        .await?;
-        page.click(r#"[data-action="import-run"]"#).await?;
-        wait_for("the header's error", async || {
-            Ok(page.notice().await?.filter(|n| n.contains("--members must be")))
-        })
-        .await?;
-        assert_eq!(session(&page).await?, before, "after the bad header");
-        assert_eq!(page.count(NOTICE).await?, 1);
-        page.screenshot("persist-bad-import-1280x720").await?;
-        Ok(())
-    });
+            page.set_value(
+                "[data-import-script]",
+                "# raftlab run --members banana\nwait leader\nkill leader\n",
+            )
+            .await?;
+            page.click(r#"[data-action="import-run"]"#).await?;
+            wait_for("the header's error", async || {
+                Ok(page
+                    .notice()
+                    .await?
+                    .filter(|n| n.contains("--members must be")))
+            })
+            .await?;
+            assert_eq!(session(&page).await?, before, "after the bad header");
+            assert_eq!(page.count(NOTICE).await?, 1);
+            page.screenshot("persist-bad-import-1280x720").await?;
+            Ok(())
+        },
+    );
 }

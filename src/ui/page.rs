@@ -122,7 +122,10 @@ pub fn use_page() -> Page {
 /// The page as this visit finds it (`share_saved::choose`): a link's run, the session the
 /// browser kept, or a fresh run; a bad link changes nothing and says why.
 fn open_kept(lang: Lang, presenter: bool, stored_lessons: &str) -> (Lab, View) {
-    let (hash, saved) = (dom::hash(), dom::load(saved::SESSION_KEY).unwrap_or_default());
+    let (hash, saved) = (
+        dom::hash(),
+        dom::load(saved::SESSION_KEY).unwrap_or_default(),
+    );
     let opened = dom::tab_load(saved::OPENED_KEY);
     let died = dom::load(saved::RESTORING_KEY).as_deref() == Some("1");
     let choice = saved::choose(&hash, opened.as_deref(), &saved, died);
@@ -182,7 +185,12 @@ pub fn opened_alive() {
 
 /// "Start fresh": the browser keeps nothing of this session, and the address no link.
 fn forget_session() {
-    for key in [saved::SESSION_KEY, saved::CONSOLE_KEY, saved::VIEW_KEY, LESSONS_KEY] {
+    for key in [
+        saved::SESSION_KEY,
+        saved::CONSOLE_KEY,
+        saved::VIEW_KEY,
+        LESSONS_KEY,
+    ] {
         dom::forget(key);
     }
     dom::tab_store(saved::OPENED_KEY, "");

@@ -338,7 +338,10 @@ mod tests {
 
     #[test]
     fn an_import_that_is_not_a_script_is_refused_saying_why() {
-        assert_eq!(check_import("# raftlab run --members 5 --seed 2\nwait leader\n"), Ok(()));
+        assert_eq!(
+            check_import("# raftlab run --members 5 --seed 2\nwait leader\n"),
+            Ok(())
+        );
         assert_eq!(check_import("wait leader\r\netcdctl put k\tv\r\n"), Ok(()));
         let png = "\u{fffd}PNG\r\n\u{1a}\n\0\0\0\rIHDR";
         let e = check_import(png).unwrap_err();
@@ -347,7 +350,10 @@ mod tests {
         assert!(e.starts_with("line 2:"), "{e}");
         let e = check_import("# raftlab run --members banana\nwait leader\n").unwrap_err();
         assert!(e.contains("line 1: --members must be"), "{e}");
-        assert!(check_import("wait 2h\n").is_err(), "check_script's limits still hold");
+        assert!(
+            check_import("wait 2h\n").is_err(),
+            "check_script's limits still hold"
+        );
     }
 
     #[test]

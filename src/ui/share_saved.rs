@@ -175,7 +175,10 @@ mod tests {
         assert_eq!(c.opening, Opening::Fresh);
         assert!(c.restore_died);
         let hash = format!("#{LINK}");
-        assert_eq!(choose(&hash, Some(LINK), "v=1", true).opening, Opening::Fresh);
+        assert_eq!(
+            choose(&hash, Some(LINK), "v=1", true).opening,
+            Opening::Fresh
+        );
     }
 
     #[test]
@@ -190,7 +193,13 @@ mod tests {
         assert_eq!(apply_view(View::new(Lang::En, false), &text), view);
         let fresh = View::new(Lang::En, false);
         let damaged = apply_view(fresh.clone(), "tab=<b>&playing=2&speed=NaN&drawer=1&%zz");
-        assert_eq!(damaged, View { drawer: true, ..fresh.clone() });
+        assert_eq!(
+            damaged,
+            View {
+                drawer: true,
+                ..fresh.clone()
+            }
+        );
         let fast = apply_view(fresh, "speed=1e300");
         assert!(fast.speed_log10 <= 2.0, "clamped as the speed control is");
     }
@@ -203,7 +212,10 @@ mod tests {
         lab.apply(crate::ui::lab::Msg::Command("etcdctl put k v".into()));
         entries.extend(lab.transcript().iter().cloned());
         assert!(!entries.is_empty());
-        assert_eq!(decode_console(&encode_console(&entries)), Some(entries.clone()));
+        assert_eq!(
+            decode_console(&encode_console(&entries)),
+            Some(entries.clone())
+        );
         let mut big = entries[0].clone();
         big.stdout = "x".repeat(MAX_CONSOLE_CHARS / 2);
         let many = vec![big.clone(), big.clone(), big, entries[0].clone()];
