@@ -11,7 +11,6 @@
 
 mod browser_support;
 
-use browser_support::raftlab::CONSOLE;
 use browser_support::{story, wait_for, Harness, Member, Page, Result};
 use serde_json::Value;
 
@@ -73,20 +72,6 @@ async fn shown_as_text(page: &Page) -> Result<bool> {
     Ok(v.as_bool() == Some(true))
 }
 
-async fn paste(page: &Page, text: &str) -> Result {
-    page.click(CONSOLE).await?;
-    page.execute(
-        "const input = document.querySelector(arguments[0]);
-         const data = new DataTransfer();
-         data.setData('text', arguments[1]);
-         input.dispatchEvent(new ClipboardEvent('paste',
-             {clipboardData: data, bubbles: true, cancelable: true}));",
-        vec![CONSOLE.into(), text.into()],
-    )
-    .await?;
-    Ok(())
-}
-
 /// Every kind of name and text the page shows, hostile.
 async fn feed(page: &Page) -> Result {
     page.console(&format!("etcdctl put '{}' '{}'", hostile(1), hostile(2)))
@@ -107,13 +92,15 @@ async fn feed(page: &Page) -> Result {
         hostile(5),
         hostile(6)
     );
-    paste(page, &format!("kubectl apply -f - <<EOF\n{configmap}EOF\n")).await?;
+    page.paste(&format!("kubectl apply -f - <<EOF\n{configmap}EOF\n"))
+        .await?;
     page.wait_console_output("configmap/hostile").await?;
     let labelled = format!(
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: labelled\n  labels:\n    app: '{}'\n",
         hostile(7)
     );
-    paste(page, &format!("kubectl apply -f - <<EOF\n{labelled}EOF\n")).await?;
+    page.paste(&format!("kubectl apply -f - <<EOF\n{labelled}EOF\n"))
+        .await?;
     page.console(&format!(
         "kubectl create deployment evil --image='{}' --replicas=1",
         hostile(8)

@@ -160,13 +160,7 @@ fn a_reload_after_the_page_died_restores_the_last_good_state() {
             let page = h.open(1280, 720).await?;
             work(&page).await?;
             let before = session(&page).await?;
-            page.execute(
-                "const s = document.createElement('script');
-                 s.textContent = 'setTimeout(() => { throw new WebAssembly.RuntimeError(\"unreachable\"); });';
-                 document.head.appendChild(s);",
-                vec![],
-            )
-            .await?;
+            page.trap_wasm().await?;
             page.wait_exists("[data-crash]").await?;
             page.client().refresh().await?;
             opened(&page).await?;

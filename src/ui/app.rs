@@ -121,9 +121,11 @@ fn shortcut(e: &KeyboardEvent, legend_open: bool) -> Option<Msg> {
     }
 }
 
+const SAVE_EVERY_MS: f64 = 5_000.0;
+
 /// Keeps what the crash overlay offers, and the session a reload restores, current: after
-/// each command or setting, each change of what the page shows, and every ten virtual
-/// seconds (leaving the page saves the exact moment: `use_save_on_leave`).
+/// each command or setting, each change of what the page shows, and every few seconds of
+/// wall time while it plays (leaving the page saves the exact moment: `use_save_on_leave`).
 #[hook]
 fn use_recovery(page: &Page) {
     let key = {
@@ -132,7 +134,9 @@ fn use_recovery(page: &Page) {
             lab.settings().clone(),
             page.view.lang,
             (lab.session().history().len(), lab.transcript().len()),
-            lab.world().now() / 10_000,
+            // Wall time, not virtual: at 100x, ten virtual seconds pass ten times a second,
+            // and each save writes the whole run.
+            (js_sys::Date::now() / SAVE_EVERY_MS) as u64,
             share_saved::encode_view(&page.view),
         )
     };

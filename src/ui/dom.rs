@@ -14,38 +14,38 @@ fn js_error(e: JsValue) -> String {
         .unwrap_or_else(|| "the browser refused".into())
 }
 
+fn local() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok()?
+}
+
+/// The tab's own storage (`sessionStorage`): it lives through reloads and back/forward in
+/// this tab only.
+fn tab() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok()?
+}
+
 pub fn load(key: &str) -> Option<String> {
-    web_sys::window()?
-        .local_storage()
-        .ok()??
-        .get_item(key)
-        .ok()?
+    local()?.get_item(key).ok()?
 }
 
 pub fn store(key: &str, value: &str) {
-    if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
+    if let Some(storage) = local() {
         let _ = storage.set_item(key, value);
     }
 }
 
 pub fn forget(key: &str) {
-    if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
+    if let Some(storage) = local() {
         let _ = storage.remove_item(key);
     }
 }
 
-/// The tab's own storage (`sessionStorage`): it lives through reloads and back/forward in
-/// this tab only.
 pub fn tab_load(key: &str) -> Option<String> {
-    web_sys::window()?
-        .session_storage()
-        .ok()??
-        .get_item(key)
-        .ok()?
+    tab()?.get_item(key).ok()?
 }
 
 pub fn tab_store(key: &str, value: &str) {
-    if let Some(storage) = web_sys::window().and_then(|w| w.session_storage().ok().flatten()) {
+    if let Some(storage) = tab() {
         let _ = storage.set_item(key, value);
     }
 }

@@ -154,10 +154,9 @@ fn restore(fragment: &str, stored_lessons: &str, lang: Lang, presenter: bool) ->
     let (lab, view) = lab::open_with_lessons(fragment, stored_lessons, lang, presenter);
     let console = dom::load(saved::CONSOLE_KEY).and_then(|text| saved::decode_console(&text));
     let mut view = saved::apply_view(view, &dom::load(saved::VIEW_KEY).unwrap_or_default());
-    // An error the replay raised (a lesson step that cannot resume) stays in view.
-    if view.notice.as_ref().is_none_or(|n| !n.error) {
-        view.notice = Some(Notice::info(t(lang, Text::RestoredSession)));
-    }
+    // The errors the replay printed were seen when typed (the console shows them again):
+    // what is news now is that the session came back.
+    view.notice = Some(Notice::info(t(lang, Text::RestoredSession)));
     (lab.restored(console), view)
 }
 
