@@ -919,6 +919,59 @@ mod tests {
     }
 
     #[test]
+    fn start_fresh_asks_first_then_forgets_the_run_the_console_and_the_lessons() {
+        let settings = Settings {
+            members: 5,
+            seed: 9,
+            ..Settings::default()
+        };
+        let mut lab = Lab::new(settings);
+        lab.apply(Msg::Command("etcdctl put k v".into()));
+        assert!(!lab.transcript().is_empty());
+        assert!(
+            Msg::StartFresh.restarts(),
+            "it loses the commands: the page asks"
+        );
+        let revision = lab.revision();
+        assert_eq!(lab.apply(Msg::StartFresh), Action::StartedFresh);
+        assert_eq!(lab.settings(), &Settings::default());
+        assert!(lab.transcript().is_empty());
+        assert!(lab
+            .session()
+            .history()
+            .iter()
+            .all(|e| e.line == UI_NETWORK_SETUP));
+        assert_eq!(lab.lessons().mark(), share::LessonMark::default());
+        assert!(lab.revision() > revision, "the page renders the fresh run");
+    }
+
+    #[test]
+    fn a_restored_run_reads_as_it_was_left() {
+        let mut lab = Lab::new(Settings::default());
+        lab.apply(Msg::Command("etcdctl put k v".into()));
+        let kept = lab.transcript().to_vec();
+        let (replayed, _) = Lab::replay(Shared {
+            settings: lab.settings().clone(),
+            script: lab.session().export_script(),
+        });
+        assert!(replayed.can_play_from_start());
+        assert_ne!(
+            replayed.transcript(),
+            &kept[..],
+            "a replay prints its own lines"
+        );
+        let restored = replayed.clone().restored(Some(kept.clone()));
+        assert_eq!(restored.transcript(), &kept[..]);
+        assert!(
+            !restored.can_play_from_start(),
+            "the user's own run, not a link's"
+        );
+        assert_eq!(restored.world().now(), lab.world().now());
+        let unkept = replayed.clone().restored(None);
+        assert_eq!(unkept.transcript(), replayed.transcript());
+    }
+
+    #[test]
     fn a_shared_link_replays_its_run_paused() {
         let shared = Shared {
             settings: Settings {

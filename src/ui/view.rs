@@ -371,6 +371,20 @@ pub fn last_election_start(world: &World) -> Option<Millis> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn started_fresh_is_a_first_visit_in_the_same_language_and_mode() {
+        let mut view = View::new(Lang::ZhTw, true);
+        view.tab = Tab::Keys;
+        view.playing = false;
+        let fresh = reduce(view, Action::StartedFresh);
+        assert_eq!((fresh.lang, fresh.presenter), (Lang::ZhTw, true));
+        assert_eq!((fresh.tab, fresh.playing), (Tab::Logs, true));
+        assert!(fresh.notice.is_some_and(|n| !n.error));
+        for tab in Tab::ALL {
+            assert_eq!(Tab::by_key(tab.key()), Some(tab));
+        }
+    }
+
     fn fresh() -> View {
         View::new(Lang::En, false)
     }
