@@ -9,12 +9,12 @@
 
 mod browser_support;
 
-use browser_support::raftlab::{NOTICE, PLAY};
+use browser_support::raftlab::{NOTICE, PLAY, SPEED};
 use browser_support::{story, wait_for, Harness, Member, Page, Result};
 use fantoccini::Locator;
 
-/// What must come back: the moment, the leader, the console, the tab, the language, and
-/// whether the run plays.
+/// What must come back: the moment, the leader, the console, the tab, the language,
+/// whether the run plays and at what speed.
 #[derive(Debug, PartialEq)]
 struct Session {
     sim_time: Option<u64>,
@@ -23,6 +23,7 @@ struct Session {
     tab: Option<String>,
     lang: Option<String>,
     paused: bool,
+    speed: Option<String>,
 }
 
 async fn session(page: &Page) -> Result<Session> {
@@ -39,6 +40,14 @@ async fn session(page: &Page) -> Result<Session> {
             .await?,
         lang: page.attr("html", "lang").await?,
         paused: page.count(PLAY).await? > 0,
+        speed: page
+            .execute(
+                "return document.querySelector(arguments[0]).value;",
+                vec![SPEED.into()],
+            )
+            .await?
+            .as_str()
+            .map(str::to_string),
     })
 }
 
@@ -92,6 +101,7 @@ fn reload_back_forward_and_reopening_restore_the_session_exactly() {
             println!("before: {before:?}");
             assert!(before.console.contains("$ etcdctl put greeting hello"));
             assert!(before.paused && before.leader.is_some());
+            assert_eq!(before.speed.as_deref(), Some("1"), "10x");
 
             page.client().refresh().await?;
             opened(&page).await?;
