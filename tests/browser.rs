@@ -832,13 +832,7 @@ fn a_dead_page_says_so_with_the_seed_and_the_script() {
             page.wait_single_leader().await?;
             page.console("etcdctl put greeting hello").await?;
             page.wait_console_output("OK").await?;
-            page.execute(
-                "const s = document.createElement('script');
-                 s.textContent = 'setTimeout(() => { throw new WebAssembly.RuntimeError(\"unreachable\"); });';
-                 document.head.appendChild(s);",
-                vec![],
-            )
-            .await?;
+            page.trap_wasm().await?;
             page.wait_exists("[data-crash]").await?;
             let seed = page.text("[data-crash-seed]").await?;
             assert!(seed.ends_with(": 1"), "the seed: {seed:?}");

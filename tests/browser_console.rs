@@ -20,20 +20,6 @@ fn deployment(name: &str) -> String {
     )
 }
 
-async fn paste(page: &Page, text: &str) -> Result {
-    page.click(CONSOLE).await?;
-    page.execute(
-        "const input = document.querySelector(arguments[0]);
-         const data = new DataTransfer();
-         data.setData('text', arguments[1]);
-         input.dispatchEvent(new ClipboardEvent('paste',
-             {clipboardData: data, bubbles: true, cancelable: true}));",
-        vec![CONSOLE.into(), text.into()],
-    )
-    .await?;
-    Ok(())
-}
-
 async fn page_overflows(page: &Page) -> Result<bool> {
     let v = page
         .execute(
@@ -150,10 +136,10 @@ fn heredoc_apply_typed_and_pasted() {
             .await?;
         assert_eq!(page.count("[data-console-pending]").await?, 0);
 
-        paste(
-            &page,
-            &format!("kubectl apply -f - <<EOF\n{}EOF\n", deployment("api")),
-        )
+        page.paste(&format!(
+            "kubectl apply -f - <<EOF\n{}EOF\n",
+            deployment("api")
+        ))
         .await?;
         page.wait_console_output("deployment.apps/api created")
             .await?;

@@ -46,8 +46,9 @@ pub enum Aside {
 }
 
 /// What a student cannot see from a failed request's error alone. Language-free: the page
-/// words it (`ui::i18n::console_hint`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// words it (`ui::i18n::console_hint`). Serializable: the page keeps its console, hints
+/// and all, across a reload.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Hint {
     /// No member listens at the endpoint (a typo, a port no member has).
     NoSuchEndpoint { endpoint: String },

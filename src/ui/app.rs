@@ -9,12 +9,13 @@ use super::dom;
 use super::frames;
 use super::header;
 use super::i18n::{t, Lang, Text};
-use super::lab::{Lab, Msg};
+use super::lab::{self, Lab, Msg};
 use super::page::{self, Dispatch, Page};
 use super::status;
 use super::tabs;
 use super::view::{Action, View};
 use super::{cluster, legend, lessons_panel, members, onboarding, panels};
+use super::{share, share_saved};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -34,6 +35,8 @@ fn App() -> Html {
     page::use_remembered_preferences(page.view.lang, page.view.presenter);
     page::use_remembered_lessons(&page.lab.borrow());
     use_recovery(&page);
+    use_save_on_leave(&page);
+    use_link_changes(page.dispatcher(), page.view.lang);
     html! {
         <ContextProvider<Page> context={page}>
             <Stage />
@@ -118,8 +121,11 @@ fn shortcut(e: &KeyboardEvent, legend_open: bool) -> Option<Msg> {
     }
 }
 
-/// Keeps what the crash overlay offers current: after each command, and every ten virtual
-/// seconds (so a reload comes back close to where the page died).
+const SAVE_EVERY_MS: f64 = 5_000.0;
+
+/// Keeps what the crash overlay offers, and the session a reload restores, current: after
+/// each command or setting, each change of what the page shows, and every few seconds of
+/// wall time while it plays (leaving the page saves the exact moment: `use_save_on_leave`).
 #[hook]
 fn use_recovery(page: &Page) {
     let key = {
@@ -127,15 +133,52 @@ fn use_recovery(page: &Page) {
         (
             lab.settings().clone(),
             page.view.lang,
-            lab.session().history().len(),
-            lab.world().now() / 10_000,
+            (lab.session().history().len(), lab.transcript().len()),
+            // Wall time, not virtual: at 100x, ten virtual seconds pass ten times a second,
+            // and each save writes the whole run.
+            (js_sys::Date::now() / SAVE_EVERY_MS) as u64,
+            share_saved::encode_view(&page.view),
         )
     };
     let run = page.lab.clone();
-    use_effect_with(key, move |(settings, lang, _, _)| {
+    use_effect_with(key, move |(settings, lang, _, _, view)| {
         let lab = run.borrow();
         let link = format!("{}#{}", dom::base_url(), lab.share_fragment());
         crash::record(*lang, settings.seed, &lab.session().export_script(), &link);
+        page::save_run(&lab);
+        page::save_view(view);
+        page::opened_alive();
+    });
+}
+
+/// Leaving the page (a reload, back/forward, closing the tab, or the tab hidden, after
+/// which a phone may end it unasked) saves the run at the exact virtual moment it reached.
+#[hook]
+fn use_save_on_leave(page: &Page) {
+    let run = page.lab.clone();
+    use_effect_with((), move |_| {
+        dom::listen(&["pagehide", "visibilitychange"], move || {
+            if let Ok(lab) = run.try_borrow() {
+                page::save_run(&lab);
+            }
+        })
+    });
+}
+
+/// A link pasted into the address bar of the open page changes only its fragment: a link
+/// that reads well opens as on a fresh visit; a bad one changes nothing and says why.
+#[hook]
+fn use_link_changes(d: Dispatch, lang: Lang) {
+    use_effect_with(lang, move |lang| {
+        let lang = *lang;
+        dom::listen(&["hashchange"], move || match share::decode(&dom::hash()) {
+            Ok(Some(_)) => dom::reload(),
+            Ok(None) => {}
+            Err(why) => {
+                dom::drop_hash();
+                d.dispatch(Action::Notify(lab::bad_link_notice(lang, &why)));
+            }
+        })
     });
 }
 

@@ -45,3 +45,13 @@ pub fn record(lang: Lang, seed: u64, script: &str, link: &str) {
     }
     let _ = js_sys::Reflect::set(&window, &RECOVERY.into(), &recovery);
 }
+
+/// Set by `index.html` once the page shows the crash overlay: from then on nothing is saved,
+/// so the next opening finds the last good state, not the one that died.
+const DEAD: &str = "raftlabDead";
+
+pub fn page_died() -> bool {
+    web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str(DEAD)).ok())
+        .is_some_and(|v| v.is_truthy())
+}

@@ -14,17 +14,78 @@ fn js_error(e: JsValue) -> String {
         .unwrap_or_else(|| "the browser refused".into())
 }
 
+fn local() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok()?
+}
+
+/// The tab's own storage (`sessionStorage`): it lives through reloads and back/forward in
+/// this tab only.
+fn tab() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok()?
+}
+
 pub fn load(key: &str) -> Option<String> {
-    web_sys::window()?
-        .local_storage()
-        .ok()??
-        .get_item(key)
-        .ok()?
+    local()?.get_item(key).ok()?
 }
 
 pub fn store(key: &str, value: &str) {
-    if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
+    if let Some(storage) = local() {
         let _ = storage.set_item(key, value);
+    }
+}
+
+pub fn forget(key: &str) {
+    if let Some(storage) = local() {
+        let _ = storage.remove_item(key);
+    }
+}
+
+pub fn tab_load(key: &str) -> Option<String> {
+    tab()?.get_item(key).ok()?
+}
+
+pub fn tab_store(key: &str, value: &str) {
+    if let Some(storage) = tab() {
+        let _ = storage.set_item(key, value);
+    }
+}
+
+/// Drops the address's fragment without a reload (a reload then opens no link).
+pub fn drop_hash() {
+    if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&base_url()));
+    }
+}
+
+pub fn reload() {
+    if let Some(window) = web_sys::window() {
+        let _ = window.location().reload();
+    }
+}
+
+/// Calls `handler` on each of the window's (or, for `visibilitychange`, the document's)
+/// `events`; the returned function stops that (a hook's clean-up).
+pub fn listen(events: &'static [&'static str], handler: impl Fn() + 'static) -> impl FnOnce() {
+    let closure = Closure::<dyn Fn()>::new(handler);
+    let target = |event: &str| -> Option<web_sys::EventTarget> {
+        let window = web_sys::window()?;
+        if event == "visibilitychange" {
+            return window.document().map(Into::into);
+        }
+        Some(window.into())
+    };
+    for event in events {
+        if let Some(t) = target(event) {
+            let _ = t.add_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
+        }
+    }
+    move || {
+        for event in events {
+            if let Some(t) = target(event) {
+                let _ =
+                    t.remove_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
+            }
+        }
     }
 }
 

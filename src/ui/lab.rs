@@ -28,8 +28,9 @@ const TRANSCRIPT_KEEP: usize = 200;
 /// What "follow a change" runs when kubectl has not written anything yet.
 const FOLLOW_FIRST_COMMAND: &str = "kubectl create deployment web --image=nginx:1.25 --replicas=3";
 
-/// One command and what it printed, as the console shows it.
-#[derive(Clone, Debug, PartialEq)]
+/// One command and what it printed, as the console shows it (and as the browser keeps it
+/// across a reload: `share_saved`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ConsoleEntry {
     pub kind: EntryKind,
     pub time_ms: Millis,
@@ -44,7 +45,7 @@ pub struct ConsoleEntry {
     pub hint: Option<Hint>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum EntryKind {
     /// Typed, or sent by a button.
     Typed,
@@ -189,6 +190,9 @@ pub enum Msg {
     /// Go back to the start of the loaded run and play it again, its commands at their times.
     PlayFromStart,
     ClearConsole,
+    /// Forget the session this browser keeps: a fresh run on the default settings, no
+    /// lesson progress, an empty console.
+    StartFresh,
     /// The lessons: open a step, Next, Back, Show me, an answer...
     Lesson(LessonMsg),
     /// Changes only what the page shows, not the run.
@@ -207,7 +211,11 @@ impl Msg {
     pub fn restarts(&self) -> bool {
         matches!(
             self,
-            Msg::SetMembers(_) | Msg::SetSeed(_) | Msg::SetSwitch(..) | Msg::Reset
+            Msg::SetMembers(_)
+                | Msg::SetSeed(_)
+                | Msg::SetSwitch(..)
+                | Msg::Reset
+                | Msg::StartFresh
         )
     }
 }
@@ -253,10 +261,15 @@ pub fn open(fragment: &str, lang: Lang, presenter: bool) -> (Lab, View) {
             (lab, view)
         }
         Err(e) => {
-            view.notice = Some(Notice::error(format!("{}: {e}", t(lang, Text::BadLink))));
+            view.notice = Some(bad_link_notice(lang, &e));
             (Lab::new(Settings::default()), view)
         }
     }
+}
+
+/// What the page says of a link it cannot open (`why`: `share::decode`'s reason).
+pub fn bad_link_notice(lang: Lang, why: &str) -> Notice {
+    Notice::error(format!("{}: {why}", t(lang, Text::BadLink)))
 }
 
 impl Lab {
@@ -354,6 +367,19 @@ impl Lab {
             script: self.session.export_script(),
         });
         run + &share::encode_lessons(&self.lessons.mark())
+    }
+
+    /// This run, replayed from the session the browser kept, as the user left it: the
+    /// console reads as it did (`console`, when it was kept), and the run is the user's own
+    /// rather than a link's to play again.
+    pub fn restored(mut self, console: Option<Vec<ConsoleEntry>>) -> Lab {
+        if let Some(console) = console {
+            self.transcript = console;
+            self.trim();
+        }
+        self.loaded = None;
+        self.playback = None;
+        self
     }
 
     /// A link or an import loaded this run: it can be played again from its start.
@@ -481,6 +507,13 @@ impl Lab {
             }
             Msg::PlayFromStart => return self.play_from_start(),
             Msg::ClearConsole => self.transcript.clear(),
+            Msg::StartFresh => {
+                *self = Lab {
+                    revision: self.revision,
+                    ..Lab::new(Settings::default())
+                };
+                return Action::StartedFresh;
+            }
             Msg::Lesson(msg) => return self.lesson(msg),
             Msg::View(action) => return action,
         }
@@ -777,7 +810,7 @@ pub fn open_with_lessons(fragment: &str, stored: &str, lang: Lang, presenter: bo
     let mark = match share::decode_lessons(fragment) {
         Ok(mark) => mark,
         Err(e) => {
-            view.notice = Some(Notice::error(format!("{}: {e}", t(lang, Text::BadLink))));
+            view.notice = Some(bad_link_notice(lang, &e));
             return (lab, view);
         }
     };
@@ -883,6 +916,59 @@ mod tests {
             t(Lang::En, Text::BadLink)
         );
         assert_eq!(view.notice, Some(Notice::error(text)));
+    }
+
+    #[test]
+    fn start_fresh_asks_first_then_forgets_the_run_the_console_and_the_lessons() {
+        let settings = Settings {
+            members: 5,
+            seed: 9,
+            ..Settings::default()
+        };
+        let mut lab = Lab::new(settings);
+        lab.apply(Msg::Command("etcdctl put k v".into()));
+        assert!(!lab.transcript().is_empty());
+        assert!(
+            Msg::StartFresh.restarts(),
+            "it loses the commands: the page asks"
+        );
+        let revision = lab.revision();
+        assert_eq!(lab.apply(Msg::StartFresh), Action::StartedFresh);
+        assert_eq!(lab.settings(), &Settings::default());
+        assert!(lab.transcript().is_empty());
+        assert!(lab
+            .session()
+            .history()
+            .iter()
+            .all(|e| e.line == UI_NETWORK_SETUP));
+        assert_eq!(lab.lessons().mark(), share::LessonMark::default());
+        assert!(lab.revision() > revision, "the page renders the fresh run");
+    }
+
+    #[test]
+    fn a_restored_run_reads_as_it_was_left() {
+        let mut lab = Lab::new(Settings::default());
+        lab.apply(Msg::Command("etcdctl put k v".into()));
+        let kept = lab.transcript().to_vec();
+        let (replayed, _) = Lab::replay(Shared {
+            settings: lab.settings().clone(),
+            script: lab.session().export_script(),
+        });
+        assert!(replayed.can_play_from_start());
+        assert_ne!(
+            replayed.transcript(),
+            &kept[..],
+            "a replay prints its own lines"
+        );
+        let restored = replayed.clone().restored(Some(kept.clone()));
+        assert_eq!(restored.transcript(), &kept[..]);
+        assert!(
+            !restored.can_play_from_start(),
+            "the user's own run, not a link's"
+        );
+        assert_eq!(restored.world().now(), lab.world().now());
+        let unkept = replayed.clone().restored(None);
+        assert_eq!(unkept.transcript(), replayed.transcript());
     }
 
     #[test]

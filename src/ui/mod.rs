@@ -11,6 +11,7 @@ pub mod long_run;
 pub mod recorder;
 pub mod ring;
 pub mod share;
+pub mod share_saved;
 pub mod view;
 
 #[cfg(target_arch = "wasm32")]

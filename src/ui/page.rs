@@ -4,7 +4,8 @@
 use super::dom;
 use super::i18n::{t, Lang, Text};
 use super::lab::{self, Lab, Msg};
-use super::view::{self, Action, View};
+use super::share_saved::{self as saved, Opening};
+use super::view::{self, Action, Notice, View};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -49,6 +50,9 @@ impl Dispatch {
 
     /// `dispatch` without the question: the user said yes.
     pub fn dispatch_confirmed(&self, msg: Msg) {
+        if msg == Msg::StartFresh {
+            forget_session();
+        }
         // The borrow ends before the view reduces, so a render it triggers can read the run.
         let action = self.lab.borrow_mut().apply(msg);
         self.view.dispatch(action);
@@ -103,8 +107,7 @@ pub fn use_page() -> Page {
     let opened = use_state(|| {
         let presenter = dom::load(PRESENTER_KEY).as_deref() == Some("1");
         let stored_lessons = dom::load(LESSONS_KEY).unwrap_or_default();
-        let (lab, view) =
-            lab::open_with_lessons(&dom::hash(), &stored_lessons, opening_lang(), presenter);
+        let (lab, view) = open_kept(opening_lang(), presenter, &stored_lessons);
         (Rc::new(RefCell::new(lab)), view)
     });
     let view = use_reducer(|| opened.1.clone());
@@ -114,6 +117,83 @@ pub fn use_page() -> Page {
         lab_revision,
         view,
     }
+}
+
+/// The page as this visit finds it (`share_saved::choose`): a link's run, the session the
+/// browser kept, or a fresh run; a bad link changes nothing and says why.
+fn open_kept(lang: Lang, presenter: bool, stored_lessons: &str) -> (Lab, View) {
+    let (hash, saved) = (
+        dom::hash(),
+        dom::load(saved::SESSION_KEY).unwrap_or_default(),
+    );
+    let opened = dom::tab_load(saved::OPENED_KEY);
+    let died = dom::load(saved::RESTORING_KEY).as_deref() == Some("1");
+    let choice = saved::choose(&hash, opened.as_deref(), &saved, died);
+    let replays = choice.opening != Opening::Fresh;
+    dom::store(saved::RESTORING_KEY, if replays { "1" } else { "" });
+    let (lab, mut view) = match choice.opening {
+        Opening::Link(link) => {
+            dom::tab_store(saved::OPENED_KEY, link);
+            lab::open_with_lessons(link, stored_lessons, lang, presenter)
+        }
+        Opening::Saved(fragment) => restore(fragment, stored_lessons, lang, presenter),
+        Opening::Fresh => lab::open_with_lessons("", stored_lessons, lang, presenter),
+    };
+    if choice.restore_died {
+        view.notice = Some(Notice::error(t(lang, Text::RestoreDied)));
+    }
+    if let Some(why) = choice.bad_link {
+        view.notice = Some(lab::bad_link_notice(lang, &why));
+        dom::drop_hash();
+    }
+    (lab, view)
+}
+
+/// The kept session: its run replayed, its console and view as they were.
+fn restore(fragment: &str, stored_lessons: &str, lang: Lang, presenter: bool) -> (Lab, View) {
+    let (lab, view) = lab::open_with_lessons(fragment, stored_lessons, lang, presenter);
+    let console = dom::load(saved::CONSOLE_KEY).and_then(|text| saved::decode_console(&text));
+    let mut view = saved::apply_view(view, &dom::load(saved::VIEW_KEY).unwrap_or_default());
+    // The errors the replay printed were seen when typed (the console shows them again):
+    // what is news now is that the session came back.
+    view.notice = Some(Notice::info(t(lang, Text::RestoredSession)));
+    (lab.restored(console), view)
+}
+
+/// Keeps the run where the next opening finds it; nothing once the page died (the last good
+/// state stays).
+pub fn save_run(lab: &Lab) {
+    if super::crash::page_died() {
+        return;
+    }
+    dom::store(saved::SESSION_KEY, &lab.share_fragment());
+    dom::store(saved::CONSOLE_KEY, &saved::encode_console(lab.transcript()));
+}
+
+/// `view`: what the page shows, as `share_saved::encode_view` wrote it.
+pub fn save_view(view: &str) {
+    if !super::crash::page_died() {
+        dom::store(saved::VIEW_KEY, view);
+    }
+}
+
+/// The opening replay lived through its first render.
+pub fn opened_alive() {
+    dom::store(saved::RESTORING_KEY, "");
+}
+
+/// "Start fresh": the browser keeps nothing of this session, and the address no link.
+fn forget_session() {
+    for key in [
+        saved::SESSION_KEY,
+        saved::CONSOLE_KEY,
+        saved::VIEW_KEY,
+        LESSONS_KEY,
+    ] {
+        dom::forget(key);
+    }
+    dom::tab_store(saved::OPENED_KEY, "");
+    dom::drop_hash();
 }
 
 /// The language and presenter mode outlive the visit (local storage) and style the whole

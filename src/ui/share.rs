@@ -236,6 +236,30 @@ pub fn check_script(text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// What an imported file must be before it replaces the run: text (not a picture or an
+/// archive picked by mistake), a `# raftlab run` header `raftlab run` accepts, and a script
+/// `check_script` lets run. Anything else is refused, saying why, and changes nothing.
+pub fn check_import(text: &str) -> Result<(), String> {
+    let binary = text.lines().enumerate().find(|(_, line)| {
+        line.chars()
+            .any(|c| c == '\u{fffd}' || (c.is_control() && c != '\t' && c != '\r'))
+    });
+    if let Some((at, _)) = binary {
+        return Err(format!(
+            "line {}: this is not a text file (it holds bytes no script has)",
+            at + 1
+        ));
+    }
+    let header = text.lines().next().unwrap_or_default().trim();
+    if let Some(rest) = header.strip_prefix("# raftlab run") {
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        ClusterConfig::default()
+            .with_flags(&words)
+            .map_err(|e| format!("line 1: {e}"))?;
+    }
+    check_script(text)
+}
+
 /// Reads the settings from an exported script's first line
 /// (`# raftlab run --members N --seed S --no-pre-vote --teach …`), if it has one.
 pub fn settings_from_script(text: &str, base: &ClusterConfig) -> ClusterConfig {
@@ -310,6 +334,26 @@ mod tests {
         assert!(link.starts_with("v=1&members=5&seed=42&"), "{link}");
         assert_eq!(decode(&link), Ok(Some(original.clone())));
         assert_eq!(decode(&format!("#{link}")), Ok(Some(original)));
+    }
+
+    #[test]
+    fn an_import_that_is_not_a_script_is_refused_saying_why() {
+        assert_eq!(
+            check_import("# raftlab run --members 5 --seed 2\nwait leader\n"),
+            Ok(())
+        );
+        assert_eq!(check_import("wait leader\r\netcdctl put k\tv\r\n"), Ok(()));
+        let png = "\u{fffd}PNG\r\n\u{1a}\n\0\0\0\rIHDR";
+        let e = check_import(png).unwrap_err();
+        assert!(e.starts_with("line 1: this is not a text file"), "{e}");
+        let e = check_import("wait 1s\nput\0k v\n").unwrap_err();
+        assert!(e.starts_with("line 2:"), "{e}");
+        let e = check_import("# raftlab run --members banana\nwait leader\n").unwrap_err();
+        assert!(e.contains("line 1: --members must be"), "{e}");
+        assert!(
+            check_import("wait 2h\n").is_err(),
+            "check_script's limits still hold"
+        );
     }
 
     #[test]

@@ -62,6 +62,24 @@ pub fn share(lab: &Lab, lang: Lang, d: &Dispatch) -> Html {
                 <button data-action="export-trace" onclick={export_trace}>{ t(lang, Text::ExportTrace) }</button>
             </div>
             <ImportScript lang={lang} settings={settings.clone()} dispatch={d.clone()} />
+            { kept_here(lang, d) }
+        </div>
+    }
+}
+
+/// What this browser keeps across reloads, and the way to forget it.
+fn kept_here(lang: Lang, d: &Dispatch) -> Html {
+    let fresh = {
+        let d = d.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(Msg::StartFresh))
+    };
+    html! {
+        <div class="kept">
+            <h3>{ t(lang, Text::KeptHere) }</h3>
+            <p class="muted">{ t(lang, Text::KeptHint) }</p>
+            <div class="button-row">
+                <button class="danger" data-start-fresh="" onclick={fresh}>{ t(lang, Text::StartFresh) }</button>
+            </div>
         </div>
     }
 }
@@ -70,6 +88,10 @@ fn report(d: &Dispatch, result: Result<(), String>) {
     if let Err(text) = result {
         d.dispatch(Action::Notify(Notice::error(text)));
     }
+}
+
+fn bad_import(lang: Lang, why: &str) -> Notice {
+    Notice::error(format!("{}: {why}", t(lang, Text::BadImport)))
 }
 
 /// An example script (a Rust string: an HTML entity like `&#10;` would show as typed).
@@ -99,9 +121,12 @@ pub fn ImportScript(props: &ImportProps) -> Html {
         Callback::from(move |e: Event| {
             let input: HtmlInputElement = e.target_unchecked_into();
             let (text, d) = (text.clone(), d.clone());
-            dom::read_file(&input, move |result| match result {
-                Ok(content) => text.set(content),
-                Err(e) => d.dispatch(Action::Notify(Notice::error(e))),
+            // A file that is no script is refused as it is read: the field keeps what it held.
+            dom::read_file(&input, move |result| {
+                match result.and_then(|c| share::check_import(&c).map(|()| c)) {
+                    Ok(content) => text.set(content),
+                    Err(e) => d.dispatch(Action::Notify(bad_import(lang, &e))),
+                }
             });
         })
     };
@@ -109,12 +134,12 @@ pub fn ImportScript(props: &ImportProps) -> Html {
         let (text, d, settings) = (text.clone(), props.dispatch.clone(), props.settings.clone());
         Callback::from(move |_: MouseEvent| {
             let script = (*text).clone();
-            match share::check_script(&script) {
+            match share::check_import(&script) {
                 Ok(()) => d.dispatch(Msg::Load(Shared {
                     settings: share::settings_from_script(&script, &settings),
                     script,
                 })),
-                Err(e) => d.dispatch(Action::Notify(Notice::error(e))),
+                Err(e) => d.dispatch(Action::Notify(bad_import(lang, &e))),
             }
         })
     };

@@ -10,15 +10,17 @@ use super::view::{Action, Notice, Tab, View};
 use super::{kube_panel, lamport, logs, network, panels, rules, share_panel};
 use yew::prelude::*;
 
-const TABS: [(Tab, &str, Text); 7] = [
-    (Tab::Logs, "logs", Text::Log),
-    (Tab::SpaceTime, "space-time", Text::TabSpaceTime),
-    (Tab::Network, "network", Text::TabNetwork),
-    (Tab::Rules, "rules", Text::TabRules),
-    (Tab::Share, "share", Text::TabShare),
-    (Tab::Keys, "keys", Text::TabKeys),
-    (Tab::Kube, "kube", Text::TabKube),
-];
+fn label(tab: Tab) -> Text {
+    match tab {
+        Tab::Logs => Text::Log,
+        Tab::SpaceTime => Text::TabSpaceTime,
+        Tab::Network => Text::TabNetwork,
+        Tab::Rules => Text::TabRules,
+        Tab::Share => Text::TabShare,
+        Tab::Keys => Text::TabKeys,
+        Tab::Kube => Text::TabKube,
+    }
+}
 
 /// The panel every tab controls (one element: it shows the open tab's body).
 const PANEL_ID: &str = "tab-panel";
@@ -32,25 +34,25 @@ fn tab_id(key: &str) -> String {
 pub fn tabs(current: Tab, lang: Lang, d: &Dispatch) -> Html {
     html! {
         <div class="tabs" role="tablist" aria-label={t(lang, Text::Panels)}>
-            { for TABS.iter().enumerate().map(|(at, (tab, key, label))| {
-                let (tab, selected) = (*tab, *tab == current);
+            { for Tab::ALL.into_iter().enumerate().map(|(at, tab)| {
+                let (key, selected) = (tab.key(), tab == current);
                 let onclick = { let d = d.clone(); Callback::from(move |_: MouseEvent| d.dispatch(Action::SetTab(tab))) };
                 let onkeydown = {
                     let d = d.clone();
                     Callback::from(move |e: KeyboardEvent| {
-                        if let Some(next) = tab_after_key(&e.key(), at, TABS.len()) {
+                        if let Some(next) = tab_after_key(&e.key(), at, Tab::ALL.len()) {
                             e.prevent_default();
-                            let (tab, key, _) = TABS[next];
+                            let tab = Tab::ALL[next];
                             d.dispatch(Action::SetTab(tab));
-                            dom::focus(&tab_id(key));
+                            dom::focus(&tab_id(tab.key()));
                         }
                     })
                 };
                 html! {
-                    <button role="tab" id={tab_id(key)} data-tab={*key} aria-selected={selected.to_string()}
+                    <button role="tab" id={tab_id(key)} data-tab={key} aria-selected={selected.to_string()}
                         aria-controls={PANEL_ID} tabindex={if selected { "0" } else { "-1" }}
                         class={classes!(selected.then_some("current"))} {onclick} {onkeydown}>
-                        { t(lang, *label) }
+                        { t(lang, label(tab)) }
                     </button>
                 }
             }) }
@@ -60,10 +62,7 @@ pub fn tabs(current: Tab, lang: Lang, d: &Dispatch) -> Html {
 
 /// The open tab's panel, labelled by its tab.
 pub fn panel(lab: &Lab, view: &View, on_select: Callback<u64>, d: &Dispatch) -> Html {
-    let key = TABS
-        .iter()
-        .find(|(tab, _, _)| *tab == view.tab)
-        .map_or("logs", |(_, key, _)| *key);
+    let key = view.tab.key();
     html! {
         // A tab stop of its own (WAI-ARIA tabs), so the keyboard scrolls a panel with no control.
         <div class="tab-body" role="tabpanel" id={PANEL_ID} aria-labelledby={tab_id(key)} tabindex="0">

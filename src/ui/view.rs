@@ -53,6 +53,36 @@ pub enum Tab {
     Kube,
 }
 
+impl Tab {
+    /// In the order the tab list shows them.
+    pub const ALL: [Tab; 7] = [
+        Tab::Logs,
+        Tab::SpaceTime,
+        Tab::Network,
+        Tab::Rules,
+        Tab::Share,
+        Tab::Keys,
+        Tab::Kube,
+    ];
+
+    /// The tab's name in `data-tab` and in the session the browser keeps.
+    pub fn key(self) -> &'static str {
+        match self {
+            Tab::Logs => "logs",
+            Tab::SpaceTime => "space-time",
+            Tab::Network => "network",
+            Tab::Rules => "rules",
+            Tab::Share => "share",
+            Tab::Keys => "keys",
+            Tab::Kube => "kube",
+        }
+    }
+
+    pub fn by_key(key: &str) -> Option<Tab> {
+        Tab::ALL.into_iter().find(|t| t.key() == key)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct View {
     pub playing: bool,
@@ -129,6 +159,9 @@ pub enum Action {
     Confirm(Box<Msg>),
     /// The question was answered (the change itself is sent apart when the answer is yes).
     Answered,
+    /// The kept session was forgotten: the page as a first visit finds it, in the same
+    /// language and mode.
+    StartedFresh,
 }
 
 impl View {
@@ -268,6 +301,14 @@ pub fn reduce(mut view: View, action: Action) -> View {
         Action::SetDrawer(open) => view.drawer = open,
         Action::Confirm(msg) => view.confirm = Some(msg),
         Action::Answered => view.confirm = None,
+        Action::StartedFresh => {
+            let notice = Notice::info(super::i18n::t(view.lang, super::i18n::Text::StartedFresh));
+            view = View {
+                notice: Some(notice),
+                onboarding: view.onboarding,
+                ..View::new(view.lang, view.presenter)
+            };
+        }
     }
     view
 }
@@ -329,6 +370,20 @@ pub fn last_election_start(world: &World) -> Option<Millis> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn started_fresh_is_a_first_visit_in_the_same_language_and_mode() {
+        let mut view = View::new(Lang::ZhTw, true);
+        view.tab = Tab::Keys;
+        view.playing = false;
+        let fresh = reduce(view, Action::StartedFresh);
+        assert_eq!((fresh.lang, fresh.presenter), (Lang::ZhTw, true));
+        assert_eq!((fresh.tab, fresh.playing), (Tab::Logs, true));
+        assert!(fresh.notice.is_some_and(|n| !n.error));
+        for tab in Tab::ALL {
+            assert_eq!(Tab::by_key(tab.key()), Some(tab));
+        }
+    }
 
     fn fresh() -> View {
         View::new(Lang::En, false)

@@ -266,6 +266,35 @@ impl Page {
             .ok_or_else(|| "the share link field has no value".into())
     }
 
+    /// Pastes `text` into the console (a clipboard paste event, as a browser sends one).
+    pub async fn paste(&self, text: &str) -> Result {
+        self.click(CONSOLE).await?;
+        self.execute(
+            "const input = document.querySelector(arguments[0]);
+             const data = new DataTransfer();
+             data.setData('text', arguments[1]);
+             input.dispatchEvent(new ClipboardEvent('paste',
+                 {clipboardData: data, bubbles: true, cancelable: true}));",
+            vec![CONSOLE.into(), text.into()],
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Makes the page die as a wasm trap does. The trap is raised by a script of the page's
+    /// own origin (as the wasm module is; an error from WebDriver's script would reach the
+    /// page muted, as "Script error.").
+    pub async fn trap_wasm(&self) -> Result {
+        self.execute(
+            "const s = document.createElement('script');
+             s.textContent = 'setTimeout(() => { throw new WebAssembly.RuntimeError(\"unreachable\"); });';
+             document.head.appendChild(s);",
+            vec![],
+        )
+        .await?;
+        Ok(())
+    }
+
     /// The text of the notice bar, if one is shown.
     pub async fn notice(&self) -> Result<Option<String>> {
         if self.count(NOTICE).await? == 0 {
