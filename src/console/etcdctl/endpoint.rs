@@ -3,8 +3,10 @@
 //! URLs is: each command (a new process, so a new connection) lands on the first member that
 //! accepts connections, and is named by it. With `--endpoints`, every entry is read in the
 //! forms etcdctl takes (`m2`, `m2:2379`, `http://m2:2379`, the client URL `member list`
-//! shows, `http://127.0.0.1:22379`), and clientv3's balancer skips the ones it cannot
-//! connect to (`Cluster::first_reachable`).
+//! shows, `http://127.0.0.1:22379`, `127.0.0.1:2379` for the member on this machine), and
+//! clientv3's balancer skips the ones it cannot connect to (`Cluster::first_reachable`). A
+//! member that advertises `https://` client URLs serves TLS: only a client whose TLS files
+//! pass `tls::handshake` connects to it, and a TLS client connects to no plain member.
 
 use super::tls::{self, ClientTls, Refusal};
 use crate::base::MemberId;
@@ -123,12 +125,13 @@ pub fn diagnose(
             .iter()
             .map(|e| (e.clone(), resolve(world, e, tls)))
             .find(|(_, t)| !matches!(t, Target::Member(_)))?;
-        return match target {
-            Target::Refused(_, Refusal::NoTls) => Some(Hint::NoTls { endpoint }),
-            // The handshake's own failures have no hint of their own yet.
-            Target::Refused(..) => None,
-            _ => Some(Hint::NoSuchEndpoint { endpoint }),
-        };
+        return Some(match target {
+            Target::Refused(_, Refusal::NoTls) => Hint::NoTls { endpoint },
+            Target::Refused(_, Refusal::NeedsTls) => Hint::NeedsTls { endpoint },
+            Target::Refused(_, Refusal::UnknownAuthority) => Hint::UnknownCa { endpoint },
+            Target::Refused(_, Refusal::NoClientCert) => Hint::NoClientCert { endpoint },
+            _ => Hint::NoSuchEndpoint { endpoint },
+        });
     };
     if !world.accepts_connections(m) {
         let up = world

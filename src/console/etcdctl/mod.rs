@@ -5,7 +5,9 @@
 //!
 //! Endpoints (`endpoint.rs`): without `--endpoints`, the whole cluster; with it, member names
 //! (`m1`, or `leader` for the current leader) or their URLs; any other address (`127.0.0.1:1`)
-//! is something nothing listens on, so calls to it time out. A call that goes unanswered for a
+//! is something nothing listens on, so calls to it time out. TLS (`tls.rs`): the
+//! `--cacert/--cert/--key` files are read as 3.4 reads them and decide the handshake with a
+//! member that serves TLS (kubeadm's, `crate::etcd::pki`). A call that goes unanswered for a
 //! reason the error cannot show gets the page's hint (`Output::aside`).
 
 pub(super) mod args;

@@ -186,7 +186,7 @@ mod tests {
     use super::*;
     use crate::base::{MemberId, Rng};
     use crate::console::shell::env::Env;
-    use crate::console::Output;
+    use crate::console::{Aside, Hint, Output};
     use crate::etcd::{Cluster, ClusterConfig};
 
     const PKI: &str = "/etc/kubernetes/pki";
@@ -322,6 +322,32 @@ mod tests {
             let closed = status(&mut w, &mut f, flags);
             assert!(closed.contains("desc = latest balancer error: connection closed\"}"), "{flags}: {closed}");
         }
+        let hint = |w: &mut Cluster, f: &mut Files, line: &str| run(w, f, line).aside;
+        let need = hint(&mut w, &mut f, "--endpoints=http://127.0.0.1:2379 get a");
+        assert_eq!(
+            need,
+            Some(Aside::Hint(Hint::NeedsTls {
+                endpoint: "http://127.0.0.1:2379".into()
+            }))
+        );
+        let ca = hint(&mut w, &mut f, "--endpoints=https://127.0.0.1:2379 --cacert=PKI/ca.crt --cert=PKI/etcd/server.crt --key=PKI/etcd/server.key get a");
+        assert_eq!(
+            ca,
+            Some(Aside::Hint(Hint::UnknownCa {
+                endpoint: "https://127.0.0.1:2379".into()
+            }))
+        );
+        let cert = hint(
+            &mut w,
+            &mut f,
+            "--endpoints=https://127.0.0.1:2379 --cacert=PKI/etcd/ca.crt get a",
+        );
+        assert_eq!(
+            cert,
+            Some(Aside::Hint(Hint::NoClientCert {
+                endpoint: "https://127.0.0.1:2379".into()
+            }))
+        );
         let health = run(
             &mut w,
             &mut f,
