@@ -54,6 +54,12 @@ pub enum Hint {
     NoSuchEndpoint { endpoint: String },
     /// `https://`: the members serve plain http, so the TLS handshake never succeeds.
     NoTls { endpoint: String },
+    /// `http://` (or no scheme without TLS flags) to a member that serves only TLS.
+    NeedsTls { endpoint: String },
+    /// `--cacert` (or its absence) trusts no CA that signed the member's certificate.
+    UnknownCa { endpoint: String },
+    /// The member asks for a client certificate its CA signed (`--client-cert-auth`).
+    NoClientCert { endpoint: String },
     /// The endpoint's member is stopped or paused; `up` are the members that accept
     /// connections.
     EndpointDown { member: String, up: Vec<String> },

@@ -8,6 +8,7 @@ mod data_dir;
 mod facts;
 mod member;
 mod partition_view;
+pub mod pki;
 mod quorum_view;
 mod snapshot_file;
 mod switches;

@@ -400,6 +400,12 @@ pub fn console_hint(lang: Lang, hint: &crate::console::Hint) -> String {
         (Lang::ZhTw, H::NoSuchEndpoint { endpoint }) => format!("{endpoint} 沒有任何成員在監聽：請用成員名稱（m2）、m2:2379，或 `etcdctl member list` 列出的客戶端網址。"),
         (Lang::En, H::NoTls { endpoint }) => format!("{endpoint} asks for TLS, but the members serve plain http: use http:// (the handshake never succeeds, so the client waits out its timeout)."),
         (Lang::ZhTw, H::NoTls { endpoint }) => format!("{endpoint} 要求 TLS，但成員只提供不加密的 http://：請改用 http://（握手永遠不會成功，客戶端只能等到逾時）。"),
+        (Lang::En, H::NeedsTls { endpoint }) => format!("{endpoint} is plain http, but this member serves only TLS: use https:// with --cacert, --cert and --key (the handshake never succeeds, so the client waits out its timeout)."),
+        (Lang::ZhTw, H::NeedsTls { endpoint }) => format!("{endpoint} 是不加密的 http://，但這個成員只提供 TLS：請改用 https://，並加上 --cacert、--cert 與 --key（握手永遠不會成功，客戶端只能等到逾時）。"),
+        (Lang::En, H::UnknownCa { endpoint }) => format!("{endpoint}: the member's certificate is signed by the etcd CA, which --cacert does not hold: use --cacert=/etc/kubernetes/pki/etcd/ca.crt (not /etc/kubernetes/pki/ca.crt)."),
+        (Lang::ZhTw, H::UnknownCa { endpoint }) => format!("{endpoint}：成員的憑證由 etcd 的憑證授權中心簽發，但 --cacert 不是它的憑證：請用 --cacert=/etc/kubernetes/pki/etcd/ca.crt（不是 /etc/kubernetes/pki/ca.crt）。"),
+        (Lang::En, H::NoClientCert { endpoint }) => format!("{endpoint} asks for a client certificate signed by the etcd CA (--client-cert-auth): add --cert and --key, such as /etc/kubernetes/pki/etcd/healthcheck-client.crt and its .key."),
+        (Lang::ZhTw, H::NoClientCert { endpoint }) => format!("{endpoint} 要求由 etcd 的憑證授權中心簽發的客戶端憑證（--client-cert-auth）：請加上 --cert 與 --key，例如 /etc/kubernetes/pki/etcd/healthcheck-client.crt 與它的私鑰檔。"),
         (Lang::En, H::EndpointDown { member, up }) if up.is_empty() => format!("{member} is down, and so is every other member: restart one."),
         (Lang::ZhTw, H::EndpointDown { member, up }) if up.is_empty() => format!("{member} 已停止，其他成員也都停止了：請重新啟動其中一個。"),
         (Lang::En, H::EndpointDown { member, up }) => format!("{member} is down, so nothing answers there. Without --endpoints the console uses the first member up ({}).", up.join(", ")),
@@ -847,6 +853,15 @@ mod tests {
             },
             H::NoTls {
                 endpoint: "https://m1:2379".into(),
+            },
+            H::NeedsTls {
+                endpoint: "http://127.0.0.1:2379".into(),
+            },
+            H::UnknownCa {
+                endpoint: "https://127.0.0.1:2379".into(),
+            },
+            H::NoClientCert {
+                endpoint: "https://127.0.0.1:2379".into(),
             },
             H::EndpointDown {
                 member: member.clone(),

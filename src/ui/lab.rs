@@ -1268,6 +1268,15 @@ mod tests {
             H::NoTls {
                 endpoint: "https://m2:2379".into(),
             },
+            H::NeedsTls {
+                endpoint: "127.0.0.1:2379".into(),
+            },
+            H::UnknownCa {
+                endpoint: "https://127.0.0.1:2379".into(),
+            },
+            H::NoClientCert {
+                endpoint: "https://127.0.0.1:2379".into(),
+            },
             H::EndpointDown {
                 member: "m1".into(),
                 up: vec!["m2".into()],

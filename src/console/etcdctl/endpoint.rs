@@ -3,9 +3,12 @@
 //! URLs is: each command (a new process, so a new connection) lands on the first member that
 //! accepts connections, and is named by it. With `--endpoints`, every entry is read in the
 //! forms etcdctl takes (`m2`, `m2:2379`, `http://m2:2379`, the client URL `member list`
-//! shows, `http://127.0.0.1:22379`), and clientv3's balancer skips the ones it cannot
-//! connect to (`Cluster::first_reachable`).
+//! shows, `http://127.0.0.1:22379`, `127.0.0.1:2379` for the member on this machine), and
+//! clientv3's balancer skips the ones it cannot connect to (`Cluster::first_reachable`). A
+//! member that advertises `https://` client URLs serves TLS: only a client whose TLS files
+//! pass `tls::handshake` connects to it, and a TLS client connects to no plain member.
 
+use super::tls::{self, ClientTls, Refusal};
 use crate::base::MemberId;
 use crate::console::Hint;
 use crate::etcd::{client_url, Cluster};
@@ -14,8 +17,9 @@ use crate::etcd::{client_url, Cluster};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
     Member(MemberId),
-    /// `https://` to a member: it serves plain http, so no TLS handshake ever completes.
-    Tls(MemberId),
+    /// A member whose connection never becomes ready: TLS on one side only, or a handshake
+    /// that fails (so the client waits out its timeout).
+    Refused(MemberId, Refusal),
     /// Nothing listens there.
     Nowhere,
 }
@@ -24,10 +28,12 @@ pub enum Target {
 /// (`http://m2:2379`), as on the machines of a real cluster.
 const CLIENT_PORT: &str = "2379";
 
-/// Reads one `--endpoints` entry (`leader` names the current leader).
-pub fn resolve(world: &Cluster, endpoint: &str) -> Target {
-    let (tls, address) = match endpoint.split_once("://") {
-        None => (false, endpoint),
+/// Reads one `--endpoints` entry (`leader` names the current leader) for a client with
+/// `tls`: `https://` dials TLS, `http://` plain, no scheme TLS only if a TLS flag was given
+/// (clientv3 3.4 dials securely when it has a TLS config).
+pub fn resolve(world: &Cluster, endpoint: &str, tls: &ClientTls) -> Target {
+    let (dials_tls, address) = match endpoint.split_once("://") {
+        None => (tls.configured, endpoint),
         Some(("http", rest)) => (false, rest),
         Some(("https", rest)) => (true, rest),
         // unix sockets and unknown schemes: grpc dials nothing the members listen on.
@@ -40,11 +46,28 @@ pub fn resolve(world: &Cluster, endpoint: &str) -> Target {
         }
         _ => named(world, address),
     };
-    match member {
-        Some(m) if tls => Target::Tls(m),
-        Some(m) => Target::Member(m),
-        None => Target::Nowhere,
+    let Some(m) = member else {
+        return Target::Nowhere;
+    };
+    match tls::handshake(tls, dials_tls, serves_tls(world, m)) {
+        Ok(()) => Target::Member(m),
+        Err(refusal) => Target::Refused(m, refusal),
     }
+}
+
+/// The client URLs a member advertises (what `member list` shows).
+fn client_urls(world: &Cluster, m: MemberId) -> Vec<String> {
+    world
+        .process(m)
+        .map_or_else(|| vec![client_url(m)], |p| p.identity.client_urls.clone())
+}
+
+/// A member serves TLS when it advertises `https://` client URLs: then it is kubeadm's,
+/// serving the PKI of `crate::etcd::pki` and asking clients for certificates.
+pub fn serves_tls(world: &Cluster, m: MemberId) -> bool {
+    client_urls(world, m)
+        .iter()
+        .any(|u| u.starts_with("https://"))
 }
 
 fn named(world: &Cluster, host: &str) -> Option<MemberId> {
@@ -54,16 +77,28 @@ fn named(world: &Cluster, host: &str) -> Option<MemberId> {
     world.member(host).ok()
 }
 
-/// `host:port`: a member's host on the client port, or the loopback address of one member.
+/// `host:port`: a member's host on the client port, an address a member advertises, or the
+/// loopback address of the member on this machine (every member also listens there).
 fn on_port(world: &Cluster, host: &str, port: &str) -> Option<MemberId> {
-    if host == "127.0.0.1" || host == "localhost" {
-        let url = format!("http://127.0.0.1:{port}");
-        return world
-            .member_ids()
-            .into_iter()
-            .find(|m| client_url(*m) == url);
-    }
-    named(world, host).filter(|_| port == CLIENT_PORT)
+    let members = world.member_ids();
+    let loopback = host == "127.0.0.1" || host == "localhost";
+    let wanted = format!("{host}:{port}");
+    let suffix = format!(":{port}");
+    members
+        .iter()
+        .copied()
+        .find(|m| {
+            client_urls(world, *m).iter().any(|u| {
+                let address = u.split_once("://").map_or(u.as_str(), |(_, a)| a);
+                address == wanted || (loopback && address.ends_with(&suffix))
+            })
+        })
+        .or_else(|| {
+            let url = format!("http://127.0.0.1:{port}");
+            let local = members.iter().copied().find(|m| client_url(*m) == url);
+            loopback.then_some(local).flatten()
+        })
+        .or_else(|| named(world, host).filter(|_| port == CLIENT_PORT))
 }
 
 /// The endpoint a command without `--endpoints` connects to: the first member of the cluster
@@ -79,14 +114,22 @@ pub fn default_endpoint(world: &Cluster) -> String {
 
 /// Why a request to `member` (None: to `endpoints`, where nothing answered) went
 /// unanswered, when the error cannot say: what the page adds as its hint.
-pub fn diagnose(world: &Cluster, endpoints: &[String], member: Option<MemberId>) -> Option<Hint> {
+pub fn diagnose(
+    world: &Cluster,
+    tls: &ClientTls,
+    endpoints: &[String],
+    member: Option<MemberId>,
+) -> Option<Hint> {
     let Some(m) = member else {
         let (endpoint, target) = endpoints
             .iter()
-            .map(|e| (e.clone(), resolve(world, e)))
+            .map(|e| (e.clone(), resolve(world, e, tls)))
             .find(|(_, t)| !matches!(t, Target::Member(_)))?;
         return Some(match target {
-            Target::Tls(_) => Hint::NoTls { endpoint },
+            Target::Refused(_, Refusal::NoTls) => Hint::NoTls { endpoint },
+            Target::Refused(_, Refusal::NeedsTls) => Hint::NeedsTls { endpoint },
+            Target::Refused(_, Refusal::UnknownAuthority) => Hint::UnknownCa { endpoint },
+            Target::Refused(_, Refusal::NoClientCert) => Hint::NoClientCert { endpoint },
             _ => Hint::NoSuchEndpoint { endpoint },
         });
     };
@@ -131,6 +174,7 @@ mod tests {
     #[test]
     fn every_url_form_of_a_member_reaches_it() {
         let w = world();
+        let plain = ClientTls::default();
         let m2 = Target::Member(MemberId(2));
         for form in [
             "m2",
@@ -141,13 +185,16 @@ mod tests {
             "http://127.0.0.1:22379",
             "localhost:22379",
         ] {
-            assert_eq!(resolve(&w, form), m2, "{form}");
+            assert_eq!(resolve(&w, form, &plain), m2, "{form}");
         }
         assert_eq!(
-            resolve(&w, "http://127.0.0.1:2379"),
+            resolve(&w, "http://127.0.0.1:2379", &plain),
             Target::Member(MemberId(1))
         );
-        assert_eq!(resolve(&w, "https://m2:2379"), Target::Tls(MemberId(2)));
+        assert_eq!(
+            resolve(&w, "https://m2:2379", &plain),
+            Target::Refused(MemberId(2), Refusal::NoTls)
+        );
         for nothing in [
             "m9",
             "m2:2380",
@@ -158,10 +205,10 @@ mod tests {
             "",
             "m2:",
         ] {
-            assert_eq!(resolve(&w, nothing), Target::Nowhere, "{nothing:?}");
+            assert_eq!(resolve(&w, nothing, &plain), Target::Nowhere, "{nothing:?}");
         }
         let leader = w.leader().expect("a leader after 3 s");
-        assert_eq!(resolve(&w, "leader"), Target::Member(leader));
+        assert_eq!(resolve(&w, "leader", &plain), Target::Member(leader));
     }
 
     #[test]
@@ -183,23 +230,24 @@ mod tests {
     #[test]
     fn the_diagnosis_names_what_the_error_does_not() {
         let mut w = world();
+        let plain = ClientTls::default();
         let eps = |s: &str| vec![s.to_string()];
         assert_eq!(
-            diagnose(&w, &eps("https://m2:2379"), None),
+            diagnose(&w, &plain, &eps("https://m2:2379"), None),
             Some(Hint::NoTls {
                 endpoint: "https://m2:2379".into()
             })
         );
         assert_eq!(
-            diagnose(&w, &eps("m9"), None),
+            diagnose(&w, &plain, &eps("m9"), None),
             Some(Hint::NoSuchEndpoint {
                 endpoint: "m9".into()
             })
         );
-        assert_eq!(diagnose(&w, &eps("m1"), Some(MemberId(1))), None);
+        assert_eq!(diagnose(&w, &plain, &eps("m1"), Some(MemberId(1))), None);
         w.kill(MemberId(1)).expect("m1 runs");
         assert_eq!(
-            diagnose(&w, &eps("m1"), Some(MemberId(1))),
+            diagnose(&w, &plain, &eps("m1"), Some(MemberId(1))),
             Some(Hint::EndpointDown {
                 member: "m1".into(),
                 up: vec!["m2".into(), "m3".into()]
@@ -207,7 +255,7 @@ mod tests {
         );
         w.kill(MemberId(2)).expect("m2 runs");
         assert_eq!(
-            diagnose(&w, &eps("m3"), Some(MemberId(3))),
+            diagnose(&w, &plain, &eps("m3"), Some(MemberId(3))),
             Some(Hint::NoQuorum {
                 reachable: 1,
                 quorum: 2

@@ -457,6 +457,8 @@ pub fn check_perf(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
         .str("prefix")
         .unwrap_or("/etcdctl-check-perf/")
         .to_string();
+    // check.go's clientConfigFromCmd: the display and the TLS files, after the load's check.
+    init_display(ctx, p)?;
     let existing = ctx.call(|w, ep, t| {
         let range = crate::etcd::RangeRequest {
             range_end: crate::etcd::prefix_range_end(prefix.as_bytes()),

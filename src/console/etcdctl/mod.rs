@@ -5,7 +5,9 @@
 //!
 //! Endpoints (`endpoint.rs`): without `--endpoints`, the whole cluster; with it, member names
 //! (`m1`, or `leader` for the current leader) or their URLs; any other address (`127.0.0.1:1`)
-//! is something nothing listens on, so calls to it time out. A call that goes unanswered for a
+//! is something nothing listens on, so calls to it time out. TLS (`tls.rs`): the
+//! `--cacert/--cert/--key` files are read as 3.4 reads them and decide the handshake with a
+//! member that serves TLS (kubeadm's, `crate::etcd::pki`). A call that goes unanswered for a
 //! reason the error cannot show gets the page's hint (`Output::aside`).
 
 pub(super) mod args;
@@ -16,6 +18,7 @@ mod kv;
 mod lease;
 mod maintenance;
 mod printer;
+mod tls;
 mod tree;
 mod watch;
 
@@ -140,6 +143,7 @@ pub fn run_etcdctl(
         stdin: stdin.unwrap_or(""),
         env,
         unanswered: None,
+        tls: tls::ClientTls::default(),
     };
     let result = dispatch(&mut ctx, args);
     if let Err(exit) = result {
@@ -149,7 +153,8 @@ pub fn run_etcdctl(
         ctx.out.code = exit.code;
     }
     if let (Some(member), true) = (ctx.unanswered, ctx.out.code != 0) {
-        ctx.out.aside = endpoint::diagnose(ctx.world, &ctx.endpoints, member).map(Aside::Hint);
+        ctx.out.aside =
+            endpoint::diagnose(ctx.world, &ctx.tls, &ctx.endpoints, member).map(Aside::Hint);
     }
     ctx.out
 }
@@ -203,6 +208,8 @@ pub struct Ctx<'a> {
     /// The member (None: an address nothing answers at) of the last call that got no answer
     /// (a deadline, no leader): what the hint looks into.
     unanswered: Option<Option<MemberId>>,
+    /// The TLS the client dials with, once the command made its client.
+    tls: tls::ClientTls,
 }
 
 impl Ctx<'_> {
@@ -216,9 +223,9 @@ impl Ctx<'_> {
 
     /// The member an endpoint reaches, if any (anything else listens nowhere).
     pub fn member(&self, ep: &str) -> Option<MemberId> {
-        match endpoint::resolve(self.world, ep) {
+        match endpoint::resolve(self.world, ep, &self.tls) {
             endpoint::Target::Member(m) => Some(m),
-            endpoint::Target::Tls(_) | endpoint::Target::Nowhere => None,
+            endpoint::Target::Refused(..) | endpoint::Target::Nowhere => None,
         }
     }
 
@@ -271,16 +278,25 @@ impl Ctx<'_> {
 
     /// clientv3's retry interceptor logs every failed unary call (compare.py ignores it).
     pub fn zap_unary(&mut self, ep: &str, target_passthrough: bool, e: &ClientError) {
-        let desc = match e {
-            ClientError::DeadlineExceeded if self.member(ep).is_none() => {
-                "latest balancer error: all SubConns are in TransientFailure".to_string()
+        let desc = match (e, endpoint::resolve(self.world, ep, &self.tls)) {
+            (ClientError::DeadlineExceeded, endpoint::Target::Refused(_, r))
+                if target_passthrough =>
+            {
+                format!("latest balancer error: {}", r.passthrough_desc())
             }
-            other => other.desc(),
+            (
+                ClientError::DeadlineExceeded,
+                endpoint::Target::Refused(..) | endpoint::Target::Nowhere,
+            ) => "latest balancer error: all SubConns are in TransientFailure".to_string(),
+            (other, _) => other.desc(),
         };
+        // clientv3's balancer names an endpoint by its host only (recorded: `https://h:p`
+        // is `endpoint://client-…/h:p`); a passthrough dial keeps it whole.
         let target = if target_passthrough {
             format!("passthrough:///{ep}")
         } else {
-            format!("endpoint://client-{CLIENT_UUID}/{ep}")
+            let host = ep.split_once("://").map_or(ep, |(_, h)| h);
+            format!("endpoint://client-{CLIENT_UUID}/{host}")
         };
         let line = format!(
             "{{\"level\":\"warn\",\"ts\":\"{}\",\"caller\":\"clientv3/retry_interceptor.go:62\",\"msg\":\"retrying of unary invoker failed\",\"target\":{},\"attempt\":0,\"error\":{}}}\n",
@@ -935,16 +951,17 @@ fn apply_globals(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     Ok(())
 }
 
-/// etcdctl's `initDisplayFromCmd`: an unknown `-w` fails once the command needs a client.
+/// etcdctl's `clientConfigFromCmd` and `mustClient`: once the command needs a client, an
+/// unknown `-w` fails (exit 4), then the TLS files are read (exit 128).
 pub fn init_display(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     let format = p.str("write-out").unwrap_or("simple");
     match Format::parse(format) {
-        Some(f) => {
-            ctx.printer.format = f;
-            Ok(())
-        }
-        None => Err(Exit::new(EXIT_BAD_FEATURE, "unsupported output format")),
+        Some(f) => ctx.printer.format = f,
+        None => return Err(Exit::new(EXIT_BAD_FEATURE, "unsupported output format")),
     }
+    // `mustClient` right after: the TLS files are read before anything is dialed.
+    ctx.tls = tls::load(ctx.files, p)?;
+    Ok(())
 }
 
 /// etcdctl 3.4.23's `--help` down to its flags (Debian's binary, verbatim): every command,
