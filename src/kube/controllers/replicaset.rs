@@ -36,7 +36,13 @@ pub fn sync(
             .collect();
         let diff = rs.replicas() - active.len() as i64;
         if diff > 0 {
-            create_pods(api, (&caller, client), world, (&rs_value, &rs), diff.min(500))?;
+            create_pods(
+                api,
+                (&caller, client),
+                world,
+                (&rs_value, &rs),
+                diff.min(500),
+            )?;
         } else if diff < 0 {
             // Worst first: unscheduled, pending, not ready, then the newest.
             active.sort_by_key(|p| {

@@ -256,3 +256,64 @@ fn unfit_reason(node: &Node, pod: &Pod, on_it: usize) -> Option<Unfit> {
         preemption_may_help: true,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::etcd::{Cluster, ClusterConfig};
+    use crate::kube::meta::{DEPLOYMENTS, PODS};
+    use crate::kube::{Caller, ControlPlane, TICK_MS};
+    use serde_json::json;
+
+    /// The newest revision any member has applied: one per etcd write.
+    fn revision(w: &Cluster) -> i64 {
+        let members = w.member_ids();
+        let revisions = members.iter().filter_map(|m| w.process(*m));
+        revisions.map(|m| m.store.revision()).max().unwrap_or(0)
+    }
+
+    /// A Deployment of `replicas` run for `seconds`: per control-plane tick, the most etcd
+    /// writes and the most simulator events, from `warm_s` seconds on; and the pods there are
+    /// at the end.
+    fn cost(replicas: u64, seconds: u64, warm_s: u64) -> (i64, u64, usize) {
+        let mut w = ClusterConfig::new(3, 1).build();
+        assert!(w.run_until_cond(10_000, |c| c.ready_leader().is_some()));
+        let mut cp = ControlPlane::up(&mut w, 1).expect("kube up");
+        let web = json!({"metadata": {"name": "web"}, "spec": {"replicas": replicas,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
+        let caller = Caller::component("kube-apiserver");
+        cp.api
+            .create(&caller, &mut w, &DEPLOYMENTS, web)
+            .expect("created");
+        let start = w.now();
+        let (mut writes, mut events) = (0, 0);
+        while w.now() < start + seconds * 1000 {
+            let (rev, steps, now) = (revision(&w), w.steps(), w.now());
+            cp.run_until(&mut w, now + TICK_MS);
+            if now >= start + warm_s * 1000 {
+                writes = writes.max(revision(&w) - rev);
+                events = events.max(w.steps() - steps);
+            }
+        }
+        (writes, events, cp.api.list_cached(&PODS, None).len())
+    }
+
+    /// Issue 15: a replica count the nodes cannot hold does not make a tick's work grow. The
+    /// ReplicaSet controller creates a burst of 30 pods, then 20 a second, and the scheduler
+    /// binds at most a burst of 100, then 50 a second, so 100,000 replicas cost a tick exactly
+    /// what 1,000 do, and the worst tick is the kubelets starting one burst of bound pods.
+    #[test]
+    fn a_huge_replica_count_costs_a_bounded_amount_per_tick() {
+        let huge = cost(100_000, 7, 0);
+        let thousand = cost(1_000, 7, 0);
+        println!("100000 replicas: (writes, events) per tick at most, pods: {huge:?}");
+        println!("1000 replicas: {thousand:?}");
+        assert_eq!(huge, thousand);
+        let (writes, _, pods) = huge;
+        // 7 s and the last tick: at most 8 s of tokens after the burst.
+        assert!(pods <= 30 + 20 * 8, "{pods} pods in 7 s");
+        assert!(pods > 100, "{pods} pods: the controller kept creating");
+        assert!(writes <= 500, "{writes} writes in one tick");
+    }
+}
