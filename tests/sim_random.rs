@@ -33,10 +33,8 @@ use raftlab::base::digest;
 use raftlab::base::{MemberId, Millis, Rng};
 use raftlab::check::linearizability::{self, History, Input, Output, Verdict};
 use raftlab::check::{Monitor, Violation};
-use raftlab::etcd::{
-    ClientError, Cluster, ClusterConfig, DeleteRangeRequest, InFlightKv, PutRequest, RangeRequest,
-    Request,
-};
+use raftlab::etcd::{ClientError, Cluster, ClusterConfig, InFlightKv};
+use std::collections::BTreeMap;
 
 /// Seeds run by default (CI).
 const DEFAULT_SEEDS: u64 = 2_000;
@@ -659,12 +657,15 @@ const CLIENT_TIMEOUT_MS_MAX: Millis = 3_000;
 
 /// Concurrent clients, each with at most one request in flight (one goroutine of a clientv3
 /// user), each request through a member picked at random, on a few shared keys so that they
-/// race. Puts, deletes and linearizable gets only: a serializable get may be stale by design.
+/// race. Puts, deletes, compare-and-swap txns (from the last mod revision some client saw, as
+/// the API server writes) and linearizable gets: a serializable get may be stale by design.
 struct Clients {
     rng: Rng,
     keys: u64,
     clients: Vec<Client>,
     history: History,
+    /// Per key, the last mod revision an answer showed (what a swap compares with).
+    seen: BTreeMap<Vec<u8>, i64>,
     /// The clients stop sending (the final reads come next).
     closing: bool,
     written: u64,
@@ -699,6 +700,7 @@ impl Clients {
             keys,
             clients,
             history: History::default(),
+            seen: BTreeMap::new(),
             closing: false,
             written: 0,
         }
@@ -737,6 +739,14 @@ impl Clients {
             0..=44 => {
                 self.written += 1;
                 let value = format!("c{client}-{}", self.written).into_bytes();
+                if self.rng.range(0, 3) == 0 {
+                    let expected = self.seen.get(&key).copied().unwrap_or(0);
+                    return Input::Cas {
+                        key,
+                        expected,
+                        value,
+                    };
+                }
                 Input::Put { key, value }
             }
             45..=84 => Input::Get { key },
@@ -752,11 +762,7 @@ impl Clients {
         ep: MemberId,
         timeout: Millis,
     ) {
-        let request = match &input {
-            Input::Put { key, value } => Request::Put(PutRequest::new(key.clone(), value.clone())),
-            Input::Get { key } => Request::Range(RangeRequest::key(key.clone())),
-            Input::Delete { key } => Request::DeleteRange(DeleteRangeRequest::key(key.clone())),
-        };
+        let request = input.request();
         let op = self.history.call(i, input);
         match cluster.send_kv(ep, request, false) {
             Ok(sent) => {
@@ -775,7 +781,23 @@ impl Clients {
         let input = Input::of(&busy.sent.request).expect("the clients send single-key requests");
         match cluster.finish_kv(busy.sent) {
             Ok((reply, _)) => match Output::of(&input, &reply.body) {
-                Some(output) => self.history.answered(busy.op, output),
+                Some(output) => {
+                    let seen = match &output {
+                        Output::Put { revision } => Some(*revision),
+                        Output::Get { found } => Some(found.as_ref().map_or(0, |f| f.1)),
+                        Output::Cas {
+                            succeeded: true,
+                            revision,
+                            ..
+                        } => Some(*revision),
+                        Output::Cas { found, .. } => Some(found.as_ref().map_or(0, |f| f.1)),
+                        Output::Delete { .. } => None,
+                    };
+                    if let Some(r) = seen {
+                        self.seen.insert(input.key().to_vec(), r);
+                    }
+                    self.history.answered(busy.op, output)
+                }
                 None => panic!("answer {:?} to {input:?}", reply.body),
             },
             // No answer: it may have been applied, or may be later.

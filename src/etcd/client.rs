@@ -355,7 +355,10 @@ impl Cluster {
         };
         let me = m.identity.etcd_id;
         let alarms = m.store.alarms();
-        if alarms.iter().any(|a| a.member_id == me && a.alarm == AlarmType::Nospace) {
+        if alarms
+            .iter()
+            .any(|a| a.member_id == me && a.alarm == AlarmType::Nospace)
+        {
             return;
         }
         let request = Request::Alarm(AlarmRequest {

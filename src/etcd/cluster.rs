@@ -100,7 +100,10 @@ impl ClusterConfig {
             out.push_str(&format!(" --max-entries-per-msg {n}"));
         }
         if self.quota_backend_bytes != 0 {
-            out.push_str(&format!(" --quota-backend-bytes {}", self.quota_backend_bytes));
+            out.push_str(&format!(
+                " --quota-backend-bytes {}",
+                self.quota_backend_bytes
+            ));
         }
         out
     }
