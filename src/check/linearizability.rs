@@ -161,16 +161,19 @@ impl Output {
             (Input::Cas { key, .. }, Response::Txn(t)) => Some(Output::Cas {
                 succeeded: t.succeeded,
                 revision: t.revision,
-                found: t.responses.iter().find_map(|r| match r {
-                    crate::etcd::ResponseOp::Range(r) => Some(
-                        r.kvs
-                            .iter()
-                            .find(|kv| &kv.key == key)
-                            .map(|kv| (kv.value.clone(), kv.mod_revision)),
-                    ),
-                    _ => None,
-                })
-                .flatten(),
+                found: t
+                    .responses
+                    .iter()
+                    .find_map(|r| match r {
+                        crate::etcd::ResponseOp::Range(r) => Some(
+                            r.kvs
+                                .iter()
+                                .find(|kv| &kv.key == key)
+                                .map(|kv| (kv.value.clone(), kv.mod_revision)),
+                        ),
+                        _ => None,
+                    })
+                    .flatten(),
             }),
             _ => None,
         }
