@@ -124,3 +124,94 @@ fn the_fast_forward_control_skips_an_hour_in_slices() {
         },
     );
 }
+
+/// `wait leader` with no quorum possible (the leader and one more of three stopped) runs its
+/// minute in slices in the page (progress out of 60 s shown between none and all of it) and
+/// fails as the CLI does; restarted, the next one finds a leader.
+#[test]
+fn wait_leader_without_quorum_runs_in_slices_and_fails_as_the_cli_does() {
+    story(
+        "wait_leader_without_quorum_runs_in_slices_and_fails_as_the_cli_does",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            let leader: Member = page.wait_single_leader().await?;
+            let other = ["m1", "m2", "m3"]
+                .into_iter()
+                .find(|m| *m != leader.name)
+                .unwrap_or("m1");
+            page.pause().await?;
+            page.console(&format!("kill {}", leader.name)).await?;
+            page.console(&format!("kill {other}")).await?;
+            record_progress(&page).await?;
+            page.type_text(CONSOLE, "wait leader\n").await?;
+            let out = page.wait_console_output("no leader within 60s").await?;
+            let seen = progress_seen(&page).await?;
+            println!("progress seen: {} values", seen.len());
+            let minute = 60_000;
+            assert!(
+                seen.iter().any(|&(d, t)| t == minute && d > 0 && d < t),
+                "no intermediate progress in {seen:?}"
+            );
+            let tail = &out[out.rfind("$ wait leader").unwrap_or(0)..];
+            assert!(tail.contains("Error: no leader within 60s"), "{tail}");
+            page.console(&format!("restart {other}")).await?;
+            page.type_text(
+                CONSOLE,
+                "wait leader\netcdctl --endpoints=leader put healed yes\n",
+            )
+            .await?;
+            let out = page
+                .wait_console_output("$ etcdctl --endpoints=leader put healed yes")
+                .await?;
+            wait_for("the put to answer", async || {
+                let out = page.console_output().await?;
+                let after = out[out
+                    .rfind("$ etcdctl --endpoints=leader put healed")
+                    .unwrap_or(0)..]
+                    .to_string();
+                Ok(after.contains("OK").then_some(()))
+            })
+            .await?;
+            page.screenshot("long-runs-wait-leader").await?;
+            println!("{}", &out[out.rfind("$ restart").unwrap_or(0)..]);
+            Ok(())
+        },
+    );
+}
+
+/// A 2 MiB value, made as a student would in bash (a variable doubled), put from the page's
+/// console: etcdctl 3.4.23's real refusal (gRPC's 2 MiB send limit), nothing written, the
+/// page alive.
+#[test]
+fn a_2_mib_put_in_the_page_gets_etcdctls_real_error() {
+    story(
+        "a_2_mib_put_in_the_page_gets_etcdctls_real_error",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            page.wait_single_leader().await?;
+            page.console("v=xxxxxxxx").await?;
+            for _ in 0..6 {
+                page.console("v=$v$v$v$v$v$v$v$v").await?;
+            }
+            page.console("echo \"$v\" | wc -c").await?;
+            page.wait_console_output("2097153").await?;
+            page.type_text(CONSOLE, "etcdctl put big \"$v\"\n").await?;
+            let error = "Error: rpc error: code = ResourceExhausted desc = trying to send message larger than max (2097162 vs. 2097152)";
+            let out = page.wait_console_output(error).await?;
+            let tail = &out[out.rfind("$ etcdctl put big").unwrap_or(0)..];
+            assert!(!tail.contains("OK"), "{tail}");
+            page.console("etcdctl get big --print-value-only | wc -c")
+                .await?;
+            let out = page.wait_console_output("etcdctl get big").await?;
+            let tail = &out[out.rfind("$ etcdctl get big").unwrap_or(0)..];
+            println!("{tail}");
+            assert!(
+                tail.contains('0') && !tail.contains("2097"),
+                "nothing written: {tail}"
+            );
+            page.wait_single_leader().await?;
+            page.screenshot("long-runs-2mib-put").await?;
+            Ok(())
+        },
+    );
+}

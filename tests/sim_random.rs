@@ -33,10 +33,9 @@ use raftlab::base::digest;
 use raftlab::base::{MemberId, Millis, Rng};
 use raftlab::check::linearizability::{self, History, Input, Output, Verdict};
 use raftlab::check::{Monitor, Violation};
-use raftlab::etcd::{
-    ClientError, Cluster, ClusterConfig, DeleteRangeRequest, InFlightKv, PutRequest, RangeRequest,
-    Request,
-};
+use raftlab::etcd::{ClientError, Cluster, ClusterConfig, Event, InFlightKv, WatchRequest};
+use raftlab::mvcc::WatchId;
+use std::collections::BTreeMap;
 
 /// Seeds run by default (CI).
 const DEFAULT_SEEDS: u64 = 2_000;
@@ -255,6 +254,7 @@ impl Run {
         self.events += 1;
         if let Some(clients) = &mut self.clients {
             clients.serve(&mut self.cluster);
+            clients.watchers.serve(&mut self.cluster);
         }
         self.check()
     }
@@ -308,6 +308,8 @@ struct Tally {
     histories_unknown: u64,
     ops_answered: u64,
     ops_unanswered: u64,
+    /// Watch events checked against the history (ordered, no duplicates, no gaps).
+    watch_events: u64,
 }
 
 impl std::ops::AddAssign for Tally {
@@ -320,6 +322,7 @@ impl std::ops::AddAssign for Tally {
         self.histories_unknown += o.histories_unknown;
         self.ops_answered += o.ops_answered;
         self.ops_unanswered += o.ops_unanswered;
+        self.watch_events += o.watch_events;
     }
 }
 
@@ -659,12 +662,16 @@ const CLIENT_TIMEOUT_MS_MAX: Millis = 3_000;
 
 /// Concurrent clients, each with at most one request in flight (one goroutine of a clientv3
 /// user), each request through a member picked at random, on a few shared keys so that they
-/// race. Puts, deletes and linearizable gets only: a serializable get may be stale by design.
+/// race. Puts, deletes, compare-and-swap txns (from the last mod revision some client saw, as
+/// the API server writes) and linearizable gets: a serializable get may be stale by design.
 struct Clients {
     rng: Rng,
     keys: u64,
     clients: Vec<Client>,
     history: History,
+    /// Per key, the last mod revision an answer showed (what a swap compares with).
+    seen: BTreeMap<Vec<u8>, i64>,
+    watchers: Watchers,
     /// The clients stop sending (the final reads come next).
     closing: bool,
     written: u64,
@@ -699,6 +706,8 @@ impl Clients {
             keys,
             clients,
             history: History::default(),
+            seen: BTreeMap::new(),
+            watchers: Watchers::default(),
             closing: false,
             written: 0,
         }
@@ -737,6 +746,14 @@ impl Clients {
             0..=44 => {
                 self.written += 1;
                 let value = format!("c{client}-{}", self.written).into_bytes();
+                if self.rng.range(0, 3) == 0 {
+                    let expected = self.seen.get(&key).copied().unwrap_or(0);
+                    return Input::Cas {
+                        key,
+                        expected,
+                        value,
+                    };
+                }
                 Input::Put { key, value }
             }
             45..=84 => Input::Get { key },
@@ -752,11 +769,7 @@ impl Clients {
         ep: MemberId,
         timeout: Millis,
     ) {
-        let request = match &input {
-            Input::Put { key, value } => Request::Put(PutRequest::new(key.clone(), value.clone())),
-            Input::Get { key } => Request::Range(RangeRequest::key(key.clone())),
-            Input::Delete { key } => Request::DeleteRange(DeleteRangeRequest::key(key.clone())),
-        };
+        let request = input.request();
         let op = self.history.call(i, input);
         match cluster.send_kv(ep, request, false) {
             Ok(sent) => {
@@ -775,7 +788,23 @@ impl Clients {
         let input = Input::of(&busy.sent.request).expect("the clients send single-key requests");
         match cluster.finish_kv(busy.sent) {
             Ok((reply, _)) => match Output::of(&input, &reply.body) {
-                Some(output) => self.history.answered(busy.op, output),
+                Some(output) => {
+                    let seen = match &output {
+                        Output::Put { revision } => Some(*revision),
+                        Output::Get { found } => Some(found.as_ref().map_or(0, |f| f.1)),
+                        Output::Cas {
+                            succeeded: true,
+                            revision,
+                            ..
+                        } => Some(*revision),
+                        Output::Cas { found, .. } => Some(found.as_ref().map_or(0, |f| f.1)),
+                        Output::Delete { .. } => None,
+                    };
+                    if let Some(r) = seen {
+                        self.seen.insert(input.key().to_vec(), r);
+                    }
+                    self.history.answered(busy.op, output)
+                }
                 None => panic!("answer {:?} to {input:?}", reply.body),
             },
             // No answer: it may have been applied, or may be later.
@@ -787,6 +816,101 @@ impl Clients {
 
     fn busy(&self) -> bool {
         self.clients.iter().any(|c| c.busy.is_some())
+    }
+}
+
+/// A watch on every member over the clients' keys, as a client keeps one: when its member
+/// restarts the watch is gone, and the client watches again from the revision after the last
+/// one it saw (etcd's clientv3 resumes so). What each received is checked against the
+/// history at the end (`check::watch`).
+#[derive(Default)]
+struct Watchers {
+    /// Per member: the watch open on it and the incarnation it was opened in, the events so
+    /// far, and the revision it started from.
+    streams: BTreeMap<MemberId, WatchStream>,
+}
+
+#[derive(Default)]
+struct WatchStream {
+    open: Option<(WatchId, u64)>,
+    start: i64,
+    events: Vec<Event>,
+    /// Canceled (its start compacted): no more to check.
+    ended: bool,
+}
+
+/// The clients' keys: `k0`, `k1`, … (`[k, l)`).
+fn watched_range(start_revision: i64) -> WatchRequest {
+    WatchRequest {
+        key: b"k".to_vec(),
+        range_end: b"l".to_vec(),
+        start_revision,
+        ..WatchRequest::default()
+    }
+}
+
+impl Watchers {
+    fn serve(&mut self, cluster: &mut Cluster) {
+        for ep in cluster.member_ids() {
+            let incarnation = cluster.incarnation(ep);
+            let running = cluster.is_running(ep);
+            let s = self.streams.entry(ep).or_insert_with(|| WatchStream {
+                start: 1,
+                ..WatchStream::default()
+            });
+            if s.ended || !running {
+                continue;
+            }
+            let id = match s.open {
+                Some((id, at)) if at == incarnation => id,
+                _ => {
+                    let from = s.events.last().map_or(s.start, |e| e.kv.mod_revision + 1);
+                    let opened =
+                        cluster.with_process(ep, |m, _| m.store.watch(watched_range(from)));
+                    let Some(id) = opened else { continue };
+                    s.open = Some((id, incarnation));
+                    id
+                }
+            };
+            let batch = cluster
+                .with_process(ep, |m, _| m.store.take_watch_responses(id))
+                .unwrap_or_default();
+            for r in batch {
+                s.ended |= r.canceled;
+                s.events.extend(r.events);
+            }
+        }
+    }
+
+    /// Every stream against the history of the keys replayed from revision 1 on the member
+    /// that applied the most.
+    fn check(&self, cluster: &mut Cluster) -> Result<usize, String> {
+        let ids = cluster.member_ids();
+        let most = ids
+            .iter()
+            .copied()
+            .filter(|m| cluster.is_running(*m))
+            .max_by_key(|m| cluster.process(*m).map_or(0, |p| p.store.revision()));
+        let Some(ep) = most else { return Ok(0) };
+        let truth = cluster
+            .with_process(ep, |m, _| {
+                let id = m.store.watch(watched_range(1));
+                let out = m.store.take_watch_responses(id);
+                m.store.cancel_watch(id);
+                out
+            })
+            .unwrap_or_default();
+        if truth.iter().any(|r| r.canceled) {
+            return Ok(0);
+        }
+        let truth: Vec<Event> = truth.into_iter().flat_map(|r| r.events).collect();
+        let mut checked = 0;
+        for (member, s) in &self.streams {
+            raftlab::check::watch::check_stream(&s.events, s.start, &truth)
+                .map_err(|e| format!("{member}'s watch: {e}"))?;
+            checked += s.events.len();
+        }
+        Ok(checked)
     }
 }
 
@@ -827,6 +951,11 @@ fn check_history(run: &mut Run) -> Result<Tally, Failure> {
         Verdict::Linearizable => {}
         Verdict::Unknown { .. } => tally.histories_unknown = 1,
         Verdict::Violation(cx) => return Err(run.fail(cx.to_string())),
+    }
+    let clients = run.clients.as_mut().expect("histories run");
+    match clients.watchers.check(&mut run.cluster) {
+        Ok(events) => tally.watch_events = events as u64,
+        Err(e) => return Err(run.fail(e)),
     }
     Ok(tally)
 }
@@ -911,11 +1040,13 @@ fn shard_as(index: u64, mode: Mode) {
     if mode == Mode::Histories {
         println!(
             "shard {index}: {} client histories linearizable ({} operations answered, {} \
-             without an answer), {} beyond the checker's budget",
+             without an answer), {} beyond the checker's budget; {} watch events ordered, \
+             unique and gapless",
             tally.histories - tally.histories_unknown,
             tally.ops_answered,
             tally.ops_unanswered,
-            tally.histories_unknown
+            tally.histories_unknown,
+            tally.watch_events
         );
     }
     if !failures.is_empty() {

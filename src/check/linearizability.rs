@@ -33,6 +33,13 @@ pub enum Input {
     Delete {
         key: Vec<u8>,
     },
+    /// A compare-and-swap txn: `If(ModRevision(key) == expected) Then Put(key, value) Else
+    /// Get(key)`, as the API server writes (a mod revision 0: the key is absent).
+    Cas {
+        key: Vec<u8>,
+        expected: i64,
+        value: Vec<u8>,
+    },
 }
 
 impl Input {
@@ -49,15 +56,70 @@ impl Input {
             Request::DeleteRange(d) if d.range_end.is_empty() => {
                 Some(Input::Delete { key: d.key.clone() })
             }
+            Request::Txn(t) => cas_of(t),
             _ => None,
         }
     }
 
     pub fn key(&self) -> &[u8] {
         match self {
-            Input::Put { key, .. } | Input::Get { key } | Input::Delete { key } => key,
+            Input::Put { key, .. }
+            | Input::Get { key }
+            | Input::Delete { key }
+            | Input::Cas { key, .. } => key,
         }
     }
+
+    /// The request that asks it.
+    pub fn request(&self) -> Request {
+        use crate::etcd::{
+            Compare, CompareResult, CompareTarget, DeleteRangeRequest, PutRequest, RangeRequest,
+            RequestOp, TxnRequest,
+        };
+        match self {
+            Input::Put { key, value } => Request::Put(PutRequest::new(key.clone(), value.clone())),
+            Input::Get { key } => Request::Range(RangeRequest::key(key.clone())),
+            Input::Delete { key } => Request::DeleteRange(DeleteRangeRequest::key(key.clone())),
+            Input::Cas {
+                key,
+                expected,
+                value,
+            } => Request::Txn(TxnRequest {
+                compare: vec![Compare::new(
+                    key.clone(),
+                    CompareResult::Equal,
+                    CompareTarget::Mod(*expected),
+                )],
+                success: vec![RequestOp::Put(PutRequest::new(key.clone(), value.clone()))],
+                failure: vec![RequestOp::Range(RangeRequest::key(key.clone()))],
+            }),
+        }
+    }
+}
+
+/// The compare-and-swap a txn is, if it is one (one key's mod revision compared for equality,
+/// a put of that key if it holds, a get of it or nothing if not).
+fn cas_of(t: &crate::etcd::TxnRequest) -> Option<Input> {
+    use crate::etcd::{CompareResult, CompareTarget, RequestOp};
+    let [c] = &t.compare[..] else {
+        return None;
+    };
+    let (CompareResult::Equal, CompareTarget::Mod(expected)) = (&c.result, &c.target) else {
+        return None;
+    };
+    let [RequestOp::Put(p)] = &t.success[..] else {
+        return None;
+    };
+    let else_ok = match &t.failure[..] {
+        [] => true,
+        [RequestOp::Range(r)] => r.key == c.key && r.range_end.is_empty(),
+        _ => false,
+    };
+    (c.range_end.is_empty() && p.key == c.key && !p.ignore_value && else_ok).then(|| Input::Cas {
+        key: c.key.clone(),
+        expected: *expected,
+        value: p.value.clone(),
+    })
 }
 
 /// What the client was answered.
@@ -69,6 +131,13 @@ pub enum Output {
     Get { found: Option<(Vec<u8>, i64)> },
     /// How many keys were deleted (0 or 1) and the revision of the answer.
     Delete { deleted: i64, revision: i64 },
+    /// Whether the compare held, the answer's revision (the put's, when it did), and what the
+    /// failure branch's get saw (None also when the compare held).
+    Cas {
+        succeeded: bool,
+        revision: i64,
+        found: Option<(Vec<u8>, i64)>,
+    },
 }
 
 impl Output {
@@ -88,6 +157,23 @@ impl Output {
             (Input::Delete { .. }, Response::DeleteRange(d)) => Some(Output::Delete {
                 deleted: d.deleted,
                 revision: d.revision,
+            }),
+            (Input::Cas { key, .. }, Response::Txn(t)) => Some(Output::Cas {
+                succeeded: t.succeeded,
+                revision: t.revision,
+                found: t
+                    .responses
+                    .iter()
+                    .find_map(|r| match r {
+                        crate::etcd::ResponseOp::Range(r) => Some(
+                            r.kvs
+                                .iter()
+                                .find(|kv| &kv.key == key)
+                                .map(|kv| (kv.value.clone(), kv.mod_revision)),
+                        ),
+                        _ => None,
+                    })
+                    .flatten(),
             }),
             _ => None,
         }
@@ -192,15 +278,55 @@ impl KeyState {
         self.revision.is_none_or(|r| r < revision)
     }
 
+    /// The key's mod revision as a compare sees it (0 when absent), if known.
+    fn mod_revision(&self) -> Option<i64> {
+        match self.value {
+            None => Some(0),
+            Some(_) => self.revision,
+        }
+    }
+
+    /// The state after a compare-and-swap answered (`succeeded`, its revision, what its
+    /// failure branch read), if that answer is possible here.
+    fn cas(
+        &self,
+        expected: i64,
+        value: &[u8],
+        (succeeded, revision, found): (bool, i64, Option<&(Vec<u8>, i64)>),
+    ) -> Option<KeyState> {
+        let held = self.mod_revision().map(|m| m == expected);
+        if succeeded {
+            return (held != Some(false) && self.before(revision)).then(|| KeyState {
+                value: Some(Value::Known(value.to_vec())),
+                revision: Some(revision),
+            });
+        }
+        if held == Some(true) {
+            return None;
+        }
+        match found {
+            None => self.value.is_none().then(|| self.clone()),
+            Some((v, r)) => {
+                let seen = self.value.as_ref() == Some(&Value::Known(v.clone()));
+                (seen && self.revision.is_none_or(|s| s == *r) && *r != expected).then(|| {
+                    KeyState {
+                        value: Some(Value::Known(v.clone())),
+                        revision: Some(*r),
+                    }
+                })
+            }
+        }
+    }
+
     /// The state after `op` answered `op.output` (None: unknown), if that answer is possible.
     fn step(&self, op: &Pending) -> Option<KeyState> {
         let (input, output) = (&op.op.input, op.op.output.as_ref());
         match (input, output) {
-            (Input::Put { .. }, None) if op.unseen => Some(KeyState {
+            (Input::Put { .. } | Input::Cas { .. }, None) if op.unseen => Some(KeyState {
                 value: Some(Value::Unseen),
                 revision: None,
             }),
-            (Input::Put { value, .. }, None) => Some(KeyState {
+            (Input::Put { value, .. } | Input::Cas { value, .. }, None) => Some(KeyState {
                 value: Some(Value::Known(value.clone())),
                 revision: None,
             }),
@@ -210,6 +336,16 @@ impl KeyState {
                     revision: Some(*revision),
                 })
             }
+            (
+                Input::Cas {
+                    expected, value, ..
+                },
+                Some(Output::Cas {
+                    succeeded,
+                    revision,
+                    found,
+                }),
+            ) => self.cas(*expected, value, (*succeeded, *revision, found.as_ref())),
             (Input::Get { .. }, None) => Some(self.clone()),
             (Input::Get { .. }, Some(Output::Get { found: None })) => {
                 self.value.is_none().then(|| self.clone())
@@ -308,6 +444,15 @@ pub fn describe(op: &Operation) -> String {
         Input::Put { key, value } => format!("put {} {}", text(key), text(value)),
         Input::Get { key } => format!("get {}", text(key)),
         Input::Delete { key } => format!("del {}", text(key)),
+        Input::Cas {
+            key,
+            expected,
+            value,
+        } => format!(
+            "txn if mod({}) == {expected} put {}",
+            text(key),
+            text(value)
+        ),
     };
     let output = match &op.output {
         None => "no answer".to_string(),
@@ -317,6 +462,16 @@ pub fn describe(op: &Operation) -> String {
             found: Some((v, r)),
         }) => format!("{} (mod rev {r})", text(v)),
         Some(Output::Delete { deleted, revision }) => format!("{deleted} deleted, rev {revision}"),
+        Some(Output::Cas {
+            succeeded: true,
+            revision,
+            ..
+        }) => format!("succeeded, rev {revision}"),
+        Some(Output::Cas { found: None, .. }) => "failed, not found".to_string(),
+        Some(Output::Cas {
+            found: Some((v, r)),
+            ..
+        }) => format!("failed, {} (mod rev {r})", text(v)),
     };
     format!("[{}, {ret}] c{} {input} -> {output}", op.call, op.client)
 }
@@ -367,13 +522,17 @@ fn shows(o: &Operation, pending: &Operation) -> (bool, bool) {
         return (false, false);
     }
     match (&pending.input, &o.output) {
+        // A compare-and-swap's answer may hinge on any earlier write: keep those, by value.
+        (_, Some(Output::Cas { .. })) => (true, true),
         (
-            Input::Put { value, .. },
+            Input::Put { value, .. } | Input::Cas { value, .. },
             Some(Output::Get {
                 found: Some((v, _)),
             }),
         ) => (v == value, false),
-        (Input::Put { .. }, Some(Output::Delete { deleted, .. })) => (false, *deleted > 0),
+        (Input::Put { .. } | Input::Cas { .. }, Some(Output::Delete { deleted, .. })) => {
+            (false, *deleted > 0)
+        }
         (Input::Delete { .. }, Some(Output::Get { found: None })) => (false, true),
         (Input::Delete { .. }, Some(Output::Delete { deleted, .. })) => (false, *deleted == 0),
         _ => (false, false),
@@ -408,13 +567,13 @@ fn prepare(ops: Vec<&Operation>) -> Vec<Pending<'_>> {
             Input::Get { .. } => continue,
             _ if !value && !presence => continue,
             Input::Delete { .. } => &mut last_delete,
-            Input::Put { .. } if !value => &mut last_unseen,
-            Input::Put { .. } => &mut None,
+            Input::Put { .. } | Input::Cas { .. } if !value => &mut last_unseen,
+            Input::Put { .. } | Input::Cas { .. } => &mut None,
         };
         let earlier = chain.replace(kept.len());
         kept.push(Pending {
             op,
-            unseen: matches!(op.input, Input::Put { .. }) && !value,
+            unseen: matches!(op.input, Input::Put { .. } | Input::Cas { .. }) && !value,
             earlier,
         });
     }
@@ -866,5 +1025,79 @@ mod tests {
             Some(del("k"))
         );
         assert_eq!(Input::of(&Request::Range(RangeRequest::prefix("k"))), None);
+    }
+
+    fn cas(k: &str, expected: i64, v: &str) -> Input {
+        Input::Cas {
+            key: k.into(),
+            expected,
+            value: v.into(),
+        }
+    }
+    fn swapped(revision: i64) -> Output {
+        Output::Cas {
+            succeeded: true,
+            revision,
+            found: None,
+        }
+    }
+    fn not_swapped(found: Option<(&str, i64)>) -> Output {
+        Output::Cas {
+            succeeded: false,
+            revision: 9,
+            found: found.map(|(v, r)| (v.into(), r)),
+        }
+    }
+
+    /// Compare-and-swap txns (the API server's writes): one that saw the revision it compared
+    /// with swaps, a stale one fails and reads what is there; and the classic lost update,
+    /// two swaps from one revision both succeeding, is caught, as is a swap refused although
+    /// its compare held.
+    #[test]
+    fn compare_and_swap_txns_linearize_and_lost_updates_are_caught() {
+        let base = |rows: &[Row]| {
+            let mut all = vec![(1, put("x", "1"), 1, Some(2), Some(put_ok(2)))];
+            all.extend_from_slice(rows);
+            verdict(&all)
+        };
+        assert_eq!(
+            base(&[
+                (1, cas("x", 2, "a"), 3, Some(4), Some(swapped(3))),
+                (
+                    2,
+                    cas("x", 2, "b"),
+                    5,
+                    Some(6),
+                    Some(not_swapped(Some(("a", 3))))
+                ),
+                (2, get("x"), 7, Some(8), Some(found("a", 3))),
+                (3, cas("y", 0, "new"), 9, Some(10), Some(swapped(4))),
+            ]),
+            Verdict::Linearizable
+        );
+        let lost = base(&[
+            (1, cas("x", 2, "a"), 3, Some(4), Some(swapped(3))),
+            (2, cas("x", 2, "b"), 5, Some(6), Some(swapped(4))),
+        ]);
+        assert!(matches!(lost, Verdict::Violation(_)), "{lost:?}");
+        let refused = base(&[(
+            1,
+            cas("x", 2, "a"),
+            3,
+            Some(4),
+            Some(not_swapped(Some(("1", 2)))),
+        )]);
+        assert!(matches!(refused, Verdict::Violation(_)), "{refused:?}");
+        // A swap without an answer may have happened: a later get of its value is fine.
+        assert_eq!(
+            base(&[
+                (1, cas("x", 2, "a"), 3, None, None),
+                (2, get("x"), 5, Some(6), Some(found("a", 3))),
+            ]),
+            Verdict::Linearizable
+        );
+        // The request it stands for reads back as the same input.
+        let input = cas("x", 2, "a");
+        assert_eq!(Input::of(&input.request()), Some(input));
     }
 }

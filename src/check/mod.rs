@@ -23,6 +23,7 @@ mod log_matching;
 mod monotonic_commit;
 mod stale_leader;
 mod state_machine_safety;
+pub mod watch;
 
 pub use disruption::Disruption;
 pub use election_safety::ElectionSafety;

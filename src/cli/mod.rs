@@ -57,7 +57,7 @@ fn parse_run(mut parser: lexopt::Parser) -> Result<RunArgs, lexopt::Error> {
             Long("members") | Short('n') => {
                 settings.extend(["--members".into(), parser.value()?.string()?]);
             }
-            Long(name @ ("seed" | "teach" | "max-entries-per-msg")) => {
+            Long(name @ ("seed" | "teach" | "max-entries-per-msg" | "quota-backend-bytes")) => {
                 let flag = format!("--{name}");
                 settings.extend([flag, parser.value()?.string()?]);
             }

@@ -6,6 +6,7 @@ use super::error::ConsoleError;
 use super::goal::{Baseline, Watch};
 use super::timeline::Timeline;
 use super::transcript::{Finished, Transcript};
+use super::verbs::Awaited;
 use super::{shell, Output};
 use crate::base::{format_duration, Millis};
 use crate::check::Monitor;
@@ -36,7 +37,7 @@ pub struct Session {
     /// Re-running recorded commands: do not record them again.
     pub(super) replaying: bool,
     /// Where the command being executed started (time, events handled).
-    command_start: (Millis, u64),
+    pub(super) command_start: (Millis, u64),
     /// The run's working directory (`snapshot save`, `etcdutl snapshot restore`): a virtual
     /// filesystem, so the browser and the CLI behave alike.
     pub files: BTreeMap<String, Vec<u8>>,
@@ -59,10 +60,13 @@ pub struct Session {
     /// Virtual time the command being executed asked to let pass (`wait 600s`, `sleep 10`),
     /// not yet run: [`Session::resume`] runs it, all at once (the CLI) or in slices (the page).
     pub(super) owed_ms: Millis,
+    /// The condition the command being executed asked to wait for (`wait leader`, `wait
+    /// until`), not yet waited for: [`Session::resume`] runs it, as it runs `owed_ms`.
+    pub(super) awaited: Option<Awaited>,
 }
 
 /// A command whose virtual time is still passing: its output is known, its time not yet run.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Running {
     time_ms: Millis,
     line: String,
@@ -70,6 +74,8 @@ pub struct Running {
     out: Output,
     from_ms: Millis,
     until_ms: Millis,
+    /// A wait for a condition: done once it is decided, by `until_ms` at the latest.
+    awaited: Option<Awaited>,
 }
 
 impl Running {
@@ -108,6 +114,7 @@ impl Session {
             watch: None,
             mark: None,
             owed_ms: 0,
+            awaited: None,
         };
         session.mark = Some(session.baseline());
         session
@@ -225,21 +232,32 @@ impl Session {
         let time_ms = self.world.now();
         // A command substitution settles its own wait before its line goes on.
         let outer = std::mem::take(&mut self.owed_ms);
+        let outer_awaited = self.awaited.take();
         let out = self.try_execute(line, stdin).unwrap_or_else(Output::error);
         let owed = std::mem::replace(&mut self.owed_ms, outer);
+        let awaited = std::mem::replace(&mut self.awaited, outer_awaited);
         let from_ms = self.world.now();
+        let until_ms = awaited
+            .as_ref()
+            .map_or(from_ms + owed, Awaited::deadline_ms);
         Running {
             time_ms,
             line: line.to_string(),
             stdin: stdin.map(str::to_string),
             out,
             from_ms,
-            until_ms: from_ms + owed,
+            until_ms,
+            awaited,
         }
     }
 
-    /// Lets at most `most_ms` more of `run`'s virtual time pass; whether all of it has.
+    /// Lets at most `most_ms` more of `run`'s virtual time pass; whether all of it has (a
+    /// wait for a condition: whether it is decided).
     pub fn resume(&mut self, run: &Running, most_ms: Millis) -> bool {
+        if let Some(awaited) = &run.awaited {
+            let slice_end = self.world.now().saturating_add(most_ms);
+            return awaited.run(self, slice_end);
+        }
         let left = run.until_ms.saturating_sub(self.world.now());
         if left > 0 {
             self.run_for(left.min(most_ms));
@@ -253,9 +271,15 @@ impl Session {
             time_ms,
             line,
             stdin,
-            out,
+            mut out,
+            awaited,
             ..
         } = run;
+        if let Some(Err(e)) = awaited.map(|a| a.finish(self)) {
+            let failed = Output::error(e);
+            out.stderr.push_str(&failed.stderr);
+            out.code = failed.code;
+        }
         if !self.replaying && !self.substituting && !line.trim().is_empty() {
             self.transcript.push(Finished {
                 time_ms,

@@ -326,6 +326,7 @@ impl Cluster {
             return Ok(InFlightKv::new(ep, req, Waiting::ReadIndex(ctx_id)));
         }
         if let Some(Err(e)) = self.process(ep).map(|m| m.store.check_quota(&req)) {
+            self.raise_nospace(ep);
             return Err(ClientError::Server(e));
         }
         if mvcc::raft_request_bytes(&req) > mvcc::MAX_REQUEST_BYTES {
@@ -344,6 +345,29 @@ impl Cluster {
         });
         let id = id.ok_or(ClientError::DeadlineExceeded)?;
         Ok(InFlightKv::new(ep, req, Waiting::Apply(id)))
+    }
+
+    /// etcd's `quotaAlarmer`: a request the quota refuses before it is proposed raises the
+    /// NOSPACE alarm for the member it reached (through Raft), unless that member raised it.
+    fn raise_nospace(&mut self, ep: MemberId) {
+        let Some(m) = self.process(ep) else {
+            return;
+        };
+        let me = m.identity.etcd_id;
+        let alarms = m.store.alarms();
+        if alarms
+            .iter()
+            .any(|a| a.member_id == me && a.alarm == AlarmType::Nospace)
+        {
+            return;
+        }
+        let request = Request::Alarm(AlarmRequest {
+            action: AlarmAction::Activate,
+            member_id: me,
+            alarm: AlarmType::Nospace,
+        });
+        // Id 0: nobody waits for its answer (etcd's alarmer does, this client need not).
+        self.member_mut(ep, |m, ctx| m.submit(&Proposal::Kv { id: 0, request }, ctx));
     }
 
     /// Whether the answer to `sent` is there (a write applied by its member, a linearizable

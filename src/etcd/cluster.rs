@@ -37,6 +37,9 @@ pub struct ClusterConfig {
     /// Entries per AppendEntries message; `None` keeps raft's own default. Figure 8 needs 1:
     /// a new leader must be able to send its old-term entry without its new-term one.
     pub max_entries_per_msg: Option<usize>,
+    /// etcd's `--quota-backend-bytes` (0: its 2 GiB default), so that a script can fill a
+    /// member's backend and meet the NOSPACE alarm in a few puts.
+    pub quota_backend_bytes: i64,
 }
 
 /// What `raftlab run` and the page start from: three members, seed 1, etcd's defaults.
@@ -60,6 +63,7 @@ impl ClusterConfig {
             teaching: TeachingSwitches::default(),
             net: NetConfig::default(),
             max_entries_per_msg: None,
+            quota_backend_bytes: 0,
         }
     }
 
@@ -95,6 +99,12 @@ impl ClusterConfig {
         if let Some(n) = self.max_entries_per_msg {
             out.push_str(&format!(" --max-entries-per-msg {n}"));
         }
+        if self.quota_backend_bytes != 0 {
+            out.push_str(&format!(
+                " --quota-backend-bytes {}",
+                self.quota_backend_bytes
+            ));
+        }
         out
     }
 
@@ -118,6 +128,12 @@ impl ClusterConfig {
                             .filter(|n| *n >= 1)
                             .ok_or_else(|| format!("bad --max-entries-per-msg {n:?}"))?,
                     );
+                }
+                "--quota-backend-bytes" => {
+                    let n = value()?;
+                    self.quota_backend_bytes = n
+                        .parse()
+                        .map_err(|_| format!("bad --quota-backend-bytes {n:?}"))?;
                 }
                 "--teach" => {
                     for name in value()?.split(',').filter(|n| !n.is_empty()) {
@@ -157,6 +173,8 @@ impl ClusterConfig {
             .map(|id| {
                 let mut member = Member::new(self.raft_config(*id, &ids), root.split());
                 member.identity = super::member::Identity::simulated(*id, cluster);
+                member.store_config.quota_backend_bytes = self.quota_backend_bytes;
+                member.store = crate::mvcc::Store::new(member.store_config.clone());
                 (*id, member)
             })
             .collect();
@@ -435,6 +453,10 @@ impl Sim<Member> {
         // Derived from the run so far, so the same history gives the same new member.
         let mut rng = Rng::new(self.trace_hash() ^ id.0);
         let mut member = Member::new(config, rng.split());
+        if let Some(store_config) = self.process(leader).map(|m| m.store_config.clone()) {
+            member.store = crate::mvcc::Store::new(store_config.clone());
+            member.store_config = store_config;
+        }
         let cluster = self.process(leader).map_or(0, |m| m.identity.cluster_id);
         member.identity = super::member::Identity::simulated(id, cluster);
         self.add(id, member, rng);
@@ -587,11 +609,13 @@ mod tests {
             c.teaching.commit_old_terms_by_counting = bits & 4 != 0;
             c.teaching.vote_without_log_check = bits & 8 != 0;
             c.teaching.forget_vote_on_restart = bits & 16 != 0;
+            c.quota_backend_bytes = i64::from(bits % 3) * 1_048_576;
             let flags = c.flags();
             let words: Vec<&str> = flags.split_whitespace().collect();
             let back = ClusterConfig::new(3, 1).with_flags(&words).unwrap();
             assert_eq!(back.flags(), flags);
             assert_eq!(back.teaching, c.teaching);
+            assert_eq!(back, c);
         }
         let bad = |words: &[&str]| ClusterConfig::new(3, 1).with_flags(words).unwrap_err();
         assert_eq!(
@@ -599,6 +623,10 @@ mod tests {
             "--members must be between 1 and 11, not \"12\""
         );
         assert_eq!(bad(&["--seed"]), "--seed needs a value");
+        assert_eq!(
+            bad(&["--quota-backend-bytes", "1MiB"]),
+            "bad --quota-backend-bytes \"1MiB\""
+        );
         assert!(bad(&["--teach", "nope"]).starts_with("unknown teaching switch"));
         assert_eq!(bad(&["--fast"]), "unknown flag \"--fast\"");
     }

@@ -440,6 +440,7 @@ impl ApiServer {
                 "the body of the request was not an object".into(),
             ));
         }
+        super::limits::check_body(&obj)?;
         let now = world.now();
         let ns = if r.namespaced {
             let ns = match meta::namespace(&obj) {
@@ -573,6 +574,7 @@ impl ApiServer {
         } else {
             String::new()
         };
+        super::limits::check_body(&obj)?;
         let name = meta::name(&obj).to_string();
         let client_rv = meta::resource_version(&obj);
         self.guaranteed_update(caller, world, r, &ns, &name, |cur| {
@@ -1186,7 +1188,7 @@ fn merge_update(r: &Resource, cur: &Value, obj: &Value, sub: Subresource) -> Val
     new
 }
 
-/// The few validations that the lessons run into.
+/// The few validations that the lessons run into, and the size limits (`limits`).
 fn validate(r: &Resource, name: &str, obj: &Value) -> Result<(), ApiError> {
     let invalid = |field: &str, what: &str| {
         Err(ApiError::invalid(format!(
@@ -1206,6 +1208,14 @@ fn validate(r: &Resource, name: &str, obj: &Value) -> Result<(), ApiError> {
             "metadata.name",
             &format!("Invalid value: \"{name}\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"),
         );
+    }
+    let too_large = super::limits::size_errors(r, obj);
+    if !too_large.is_empty() {
+        let causes = super::limits::aggregate(&too_large);
+        return Err(ApiError::invalid(format!(
+            "{} \"{name}\" is invalid: {causes}",
+            kind_for_errors(r)
+        )));
     }
     let containers = |spec: Option<&Value>| {
         spec.and_then(|s| s.get("containers"))

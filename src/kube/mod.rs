@@ -8,6 +8,7 @@ pub mod apiserver;
 mod controllers;
 mod defaults;
 pub mod encryption;
+pub mod limits;
 pub mod meta;
 pub mod objects;
 pub mod proto;

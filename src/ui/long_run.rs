@@ -90,6 +90,7 @@ impl LongRun {
 mod tests {
     use super::*;
     use crate::console::script;
+    use crate::console::WAIT_LEADER_LIMIT_MS;
     use crate::etcd::ClusterConfig;
 
     fn session() -> Session {
@@ -126,9 +127,54 @@ mod tests {
         assert!(wait
             .clone()
             .any(|p| p.done_ms > 0 && p.done_ms < p.total_ms));
-        assert!(wait
+        // `wait leader` spent part of the first slice, so the wait's slices need not fall on
+        // multiples of 7 s; none runs more than its 7 s.
+        let done: Vec<Millis> = wait.map(|p| p.done_ms).collect();
+        assert!(done.windows(2).all(|w| w[1] - w[0] <= 7_000), "{done:?}");
+    }
+
+    /// Runs `script` in slices of `slice_ms`: what each line printed, the slices it took, and
+    /// the progress seen between them.
+    fn in_slices(script: &str, slice_ms: Millis) -> (Session, Vec<Output>, usize, Vec<Progress>) {
+        let mut s = session();
+        let mut run = LongRun::default();
+        run.queue(script::parse(script));
+        let (mut outputs, mut slices, mut seen) = (Vec::new(), 0, Vec::new());
+        while !run.is_idle() {
+            outputs.extend(run.slice(&mut s, slice_ms).into_iter().map(|e| e.2));
+            seen.extend(run.progress(s.world.now()));
+            slices += 1;
+        }
+        (s, outputs, slices, seen)
+    }
+
+    /// `wait leader` and `wait until` run in slices too (issue 15: no command holds the page):
+    /// one that cannot be met (no quorum) takes its minute over many slices and fails as the
+    /// CLI's does; met ones end at the same moment, with the same history, as run at once.
+    #[test]
+    fn waits_for_a_condition_run_in_slices_and_end_as_at_once() {
+        const WAITS: &str = "partition m1 | m2 | m3\nwait leader\nwait until leader > 0\nheal\nwait leader\nwait until time > 70s\netcdctl put k v\n";
+        let mut whole = session();
+        let at_once: Vec<Output> = script::parse(WAITS)
+            .iter()
+            .map(|l| whole.execute(&l.text, l.stdin.as_deref()))
+            .collect();
+        let (sliced, outputs, slices, seen) = in_slices(WAITS, 1_000);
+        assert_eq!(outputs, at_once);
+        assert_eq!(outputs[1].stderr, "Error: no leader within 60s\n");
+        assert!(outputs[2]
+            .stderr
+            .starts_with("Error: wait until: not within 60s"));
+        assert_eq!(outputs[6].stdout, "OK\n");
+        assert_eq!(sliced.world.now(), whole.world.now());
+        assert_eq!(sliced.export_script(), whole.export_script());
+        assert!(slices > 2 * 60, "{slices} slices");
+        let waiting = seen.iter().filter(|p| p.total_ms == WAIT_LEADER_LIMIT_MS);
+        assert!(waiting
             .clone()
-            .all(|p| p.done_ms % 7_000 == 0 || p.done_ms < 7_000));
+            .any(|p| p.done_ms > 0 && p.done_ms < p.total_ms));
+        // A slice of 1 s runs at most one moment past its second.
+        assert!(waiting.clone().count() > 100, "{seen:?}");
     }
 
     /// A slice never runs more virtual time than it was given, nor starts more lines.

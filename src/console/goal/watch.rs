@@ -131,29 +131,32 @@ impl Session {
         self.watch = Some(w);
     }
 
-    /// `Cluster::run_until_cond`, looking at the watched goal after every event when it must
-    /// (`wait leader` steps the world itself).
+    /// `Cluster::run_until_cond` up to `deadline`, looking at the watched goal after every
+    /// event when it must (`wait leader` steps the world itself). Past `slice_end` it stops
+    /// before the next event (None: not decided yet), having handled at least one, so a wait
+    /// cut in slices (the page) looks at the same moments as one run whole, and goes on.
     pub(in crate::console) fn run_world_until(
         &mut self,
-        limit_ms: Millis,
+        (deadline, slice_end): (Millis, Millis),
         mut done: impl FnMut(&crate::etcd::Cluster) -> bool,
-    ) -> bool {
-        if !self.watches_events() {
-            return self.world.run_until_cond(limit_ms, done);
-        }
-        let deadline = self.world.now() + limit_ms;
+    ) -> Option<bool> {
+        let mut stepped = false;
         loop {
             if done(&self.world) {
-                return true;
+                return Some(true);
             }
             match self.world.next_event_time() {
                 Some(t) if t <= deadline => {
+                    if t > slice_end && stepped {
+                        return None;
+                    }
+                    stepped = true;
                     self.world.step();
                     self.observe_goal();
                 }
                 _ => {
-                    self.world.set_now(deadline);
-                    return done(&self.world);
+                    self.world.set_now(deadline.max(self.world.now()));
+                    return Some(done(&self.world));
                 }
             }
         }
@@ -161,18 +164,19 @@ impl Session {
 
     /// `wait until GOAL`: lets virtual time pass until `goal` holds against `base`, looking
     /// after each moment at which something happens (every event of that moment handled,
-    /// the control plane's ticks too, the invariant checkers fed), at most `limit_ms`. Whether it came to hold; a goal
-    /// no world could make hold is an error at once.
+    /// the control plane's ticks too, the invariant checkers fed), up to `deadline`. Whether
+    /// it came to hold (None: not yet, the next moment is past `slice_end` and one moment was
+    /// looked at); a goal no world could make hold is an error at once.
     pub(in crate::console) fn run_until_goal(
         &mut self,
-        limit_ms: Millis,
+        (deadline, slice_end): (Millis, Millis),
         goal: &Goal,
         base: &Baseline,
-    ) -> Result<bool, ConsoleError> {
-        let deadline = self.world.now() + limit_ms;
+    ) -> Result<Option<bool>, ConsoleError> {
+        let mut advanced = false;
         loop {
             if self.goal_holds(goal, base)? {
-                return Ok(true);
+                return Ok(Some(true));
             }
             let tick = self
                 .kube
@@ -183,13 +187,15 @@ impl Session {
                 (e, k) => e.or(k),
             };
             match next {
+                Some(t) if t <= deadline && t > slice_end && advanced => return Ok(None),
                 Some(t) if t <= deadline => self.advance_until(t.max(self.world.now())),
                 _ => {
                     self.advance_until(deadline);
                     self.observe();
-                    return self.goal_holds(goal, base);
+                    return self.goal_holds(goal, base).map(Some);
                 }
             }
+            advanced = true;
             // `violations` goals read the checkers, so they look at every moment too.
             self.observe();
         }

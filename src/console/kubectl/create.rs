@@ -32,6 +32,14 @@ fn the_name<'a>(ctx: &mut Ctx, a: &'a Args) -> Option<&'a str> {
 fn create_object(ctx: &mut Ctx, r: &Resource, obj: Value) {
     match ctx.cp.api.create(&ctx.caller, ctx.world, r, obj) {
         Ok(o) => ctx.print(&format!("{}/{} created\n", r.kind_group(), meta::name(&o))),
+        // kubectl's `create configmap` and `create secret` wrap the server's error in their
+        // own words (`fmt.Errorf("failed to create configmap: %v")`, secret without the colon).
+        Err(e) if r.kind == "ConfigMap" => {
+            ctx.fail(&format!("error: failed to create configmap: {}", e.message))
+        }
+        Err(e) if r.kind == "Secret" => {
+            ctx.fail(&format!("error: failed to create secret {}", e.message))
+        }
         Err(e) => ctx.api_error(&e),
     }
 }

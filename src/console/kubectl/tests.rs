@@ -196,3 +196,55 @@ fn the_api_server_learns_each_write_came_from_this_command_line() {
         "kubectl get pods -l 'app in (a)'"
     );
 }
+
+fn apply_stdin(cp: &mut ControlPlane, w: &mut Cluster, verb: &str, yaml: &str) -> KubectlOutput {
+    let args: Vec<String> = [verb, "-f", "-"].map(String::from).to_vec();
+    kubectl(Some(cp), w, &BTreeMap::new(), &args, Some(yaml))
+}
+
+/// What the API server and etcd refuse for size, as kubectl prints it: the 3 MiB body, the
+/// 256 KiB of annotations (which `apply`'s own last-applied annotation reaches first), the
+/// 1 MiB of a ConfigMap's data, and an object that passes them all but is over etcd's 1.5 MiB.
+#[test]
+fn objects_too_large_get_the_api_servers_and_etcds_errors() {
+    let mut w = world();
+    let mut cp = ControlPlane::up(&mut w, 2).unwrap();
+    let cm = |name: &str, bytes: usize| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  k: {}\n",
+            "x".repeat(bytes)
+        )
+    };
+    let out = apply_stdin(&mut cp, &mut w, "apply", &cm("half", 300_000));
+    assert_eq!(out.stderr, "The ConfigMap \"half\" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes\n");
+    let out = apply_stdin(&mut cp, &mut w, "create", &cm("half", 300_000));
+    assert_eq!(out.stdout, "configmap/half created\n", "{}", out.stderr);
+    let out = apply_stdin(&mut cp, &mut w, "create", &cm("big", 1_048_577));
+    assert_eq!(
+        out.stderr,
+        "The ConfigMap \"big\" is invalid: []: Too long: may not be more than 1048576 bytes\n"
+    );
+    let out = apply_stdin(&mut cp, &mut w, "apply", &cm("huge", 3_200_000));
+    assert_eq!(out.stderr, "Error from server (RequestEntityTooLarge): error when creating \"STDIN\": Request entity too large: limit is 3145728\n");
+    // An env value has no limit of its own: etcd's is the first it meets.
+    let deployment = format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: env\nspec:\n  selector:\n    matchLabels:\n      app: env\n  template:\n    metadata:\n      labels:\n        app: env\n    spec:\n      containers:\n      - name: c\n        image: nginx\n        env:\n        - name: BIG\n          value: {}\n",
+        "x".repeat(1_600_000)
+    );
+    let out = apply_stdin(&mut cp, &mut w, "create", &deployment);
+    assert_eq!(
+        out.stderr,
+        "Error from server: error when creating \"STDIN\": etcdserver: request is too large\n"
+    );
+    assert_eq!(out.code, 1);
+    let listed = run(&mut cp, &mut w, "get configmaps -o name");
+    assert_eq!(
+        listed.stdout, "configmap/half\n",
+        "only what fits was stored"
+    );
+    let deployments = run(&mut cp, &mut w, "get deployments");
+    assert_eq!(
+        deployments.stderr,
+        "No resources found in default namespace.\n"
+    );
+}

@@ -5,7 +5,7 @@ use super::expect::goal_text;
 use super::Call;
 use crate::base::{format_duration, parse_duration, MemberId, Millis};
 use crate::console::error::ConsoleError;
-use crate::console::goal::Goal;
+use crate::console::goal::{Baseline, Goal};
 use crate::console::{Output, Session, WAIT_LEADER_LIMIT_MS, WAIT_LIMIT_MS};
 use crate::sim::SimError;
 use std::fmt::Write as _;
@@ -36,43 +36,98 @@ fn parse_wait<'a>(call: &Call<'a>) -> Result<Wait<'a>, ConsoleError> {
     }
 }
 
+/// What a `wait` that ends on a condition waits for: it runs once the command returns
+/// (`Session::resume`), as a timed wait does, so that the page can run it in slices too.
+#[derive(Clone, Debug)]
+pub struct Awaited {
+    until: Until,
+    /// When the command started (its history entry's time), and its deadline.
+    started: (Millis, u64),
+    deadline_ms: Millis,
+}
+
+#[derive(Clone, Debug)]
+enum Until {
+    Leader,
+    Goal {
+        goal: Goal,
+        base: Baseline,
+        line: String,
+    },
+}
+
 pub fn wait(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
-    match parse_wait(call)? {
-        Wait::Leader => {
-            // A leader is ready once it committed an entry of its own term (its no-op).
-            let found = s.run_world_until(WAIT_LEADER_LIMIT_MS, |w| {
-                w.leader()
-                    .and_then(|l| w.node(l))
-                    .is_some_and(|n| n.log().term(n.log().committed) == Some(n.term()))
-            });
-            if !found {
-                return Err(ConsoleError::failed(format!(
-                    "no leader within {}",
-                    format_duration(WAIT_LEADER_LIMIT_MS)
-                )));
-            }
-            s.record("wait leader");
+    let until = match parse_wait(call)? {
+        Wait::For(ms, duration) => {
+            let_time_pass(s, ms, &format!("wait {duration}"))?;
+            return Ok(Output::default());
         }
-        Wait::For(ms, duration) => let_time_pass(s, ms, &format!("wait {duration}"))?,
-        Wait::Until(goal) => {
-            let (base, start) = (s.mark(), s.world.now());
-            let met = s.run_until_goal(WAIT_LEADER_LIMIT_MS, &goal, &base);
-            s.observe();
-            // A goal that turns unanswerable on the way (`leader > 1` once there is a leader)
-            // still let time pass, which a replay must repeat.
-            if s.world.now() > start {
-                s.record(call.line);
-            }
-            if !met? {
-                return Err(ConsoleError::failed(format!(
-                    "wait until: not within {}: {}",
-                    format_duration(WAIT_LEADER_LIMIT_MS),
-                    goal.explain(s, &base)
-                )));
+        Wait::Leader => Until::Leader,
+        Wait::Until(goal) => Until::Goal {
+            goal,
+            base: s.mark(),
+            line: call.line.to_string(),
+        },
+    };
+    s.awaited = Some(Awaited {
+        until,
+        started: s.command_start,
+        deadline_ms: s.world.now() + WAIT_LEADER_LIMIT_MS,
+    });
+    Ok(Output::default())
+}
+
+/// A leader is ready once it committed an entry of its own term (its no-op).
+fn leader_ready(w: &crate::etcd::Cluster) -> bool {
+    w.leader()
+        .and_then(|l| w.node(l))
+        .is_some_and(|n| n.log().term(n.log().committed) == Some(n.term()))
+}
+
+impl Awaited {
+    /// The virtual time it may wait at most.
+    pub fn deadline_ms(&self) -> Millis {
+        self.deadline_ms
+    }
+
+    /// Lets time pass until it is met, at most to its deadline, stopping after the first
+    /// moment past `slice_end`; whether it is decided (met, failed, or out of time).
+    pub fn run(&self, s: &mut Session, slice_end: Millis) -> bool {
+        let window = (self.deadline_ms, slice_end);
+        match &self.until {
+            Until::Leader => s.run_world_until(window, leader_ready).is_some(),
+            Until::Goal { goal, base, .. } => {
+                !matches!(s.run_until_goal(window, goal, base), Ok(None))
             }
         }
     }
-    Ok(Output::default())
+
+    /// Whether the decided wait failed, and why; recorded when it let time pass.
+    pub fn finish(&self, s: &mut Session) -> Result<(), ConsoleError> {
+        let limit = format_duration(WAIT_LEADER_LIMIT_MS);
+        s.command_start = self.started;
+        match &self.until {
+            Until::Leader if leader_ready(&s.world) => s.record("wait leader"),
+            Until::Leader => {
+                return Err(ConsoleError::failed(format!("no leader within {limit}")));
+            }
+            Until::Goal { goal, base, line } => {
+                s.observe();
+                // A goal that turns unanswerable on the way (`leader > 1` once there is a
+                // leader) still let time pass, which a replay must repeat.
+                if s.world.now() > self.started.0 {
+                    s.record(line);
+                }
+                if !s.goal_holds(goal, base)? {
+                    return Err(ConsoleError::failed(format!(
+                        "wait until: not within {limit}: {}",
+                        goal.explain(s, base)
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Lets `ms` of virtual time pass, up to the longest wait; `asked` is the command that asked

@@ -9,6 +9,8 @@ mod network;
 mod shell;
 mod tools;
 
+pub(super) use cluster::Awaited;
+
 use super::error::ConsoleError;
 use super::shell::env::Env;
 use super::{Output, Session};

@@ -11,6 +11,7 @@ mod informers;
 mod kubelet;
 mod leader_election;
 mod node_lifecycle;
+mod rate_limit;
 mod replicaset;
 mod scheduler;
 mod static_pods;
@@ -37,6 +38,8 @@ pub struct Controllers {
     kubelets: kubelet::Kubelets,
     node_lifecycle: node_lifecycle::NodeLifecycle,
     scheduler: scheduler::Scheduler,
+    /// The ReplicaSet controller's client (its own token bucket).
+    replicaset_client: rate_limit::RateLimiter,
     controller_manager_lease: leader_election::Elector,
     scheduler_lease: leader_election::Elector,
     informers: informers::Informers,
@@ -116,6 +119,7 @@ impl Controllers {
             kubelets: kubelet::Kubelets::default(),
             node_lifecycle: node_lifecycle::NodeLifecycle::default(),
             scheduler: scheduler::Scheduler::default(),
+            replicaset_client: rate_limit::RateLimiter::new(rate_limit::CONTROLLER_MANAGER, 0),
             controller_manager_lease: leader_election::Elector::new("kube-controller-manager"),
             scheduler_lease: leader_election::Elector::new("kube-scheduler"),
             informers: informers::Informers::default(),
@@ -192,7 +196,7 @@ impl Controllers {
         if managing {
             deployment::sync(api, world, &mut self.rng, informers)?;
             api.sync(world);
-            replicaset::sync(api, world, informers)?;
+            replicaset::sync(api, world, informers, &mut self.replicaset_client)?;
             api.sync(world);
             garbage_collector::sync(api, world, informers)?;
             api.sync(world);

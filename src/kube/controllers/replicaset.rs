@@ -1,7 +1,10 @@
 //! The ReplicaSet controller (KK `pkg/controller/replicaset`): as many active pods as
 //! `spec.replicas`, created from the template or deleted worst first, and the counts in status.
+//! Creates and deletes go through the controller's client rate limit: a ReplicaSet of
+//! thousands grows by a burst, then `qps` pods a second, whatever its size.
 
 use super::informers::Informers;
+use super::rate_limit::RateLimiter;
 use super::{event, owner_ref, soft, Tick};
 use crate::etcd::Cluster;
 use crate::kube::apiserver::{ApiServer, Caller, Subresource};
@@ -12,7 +15,12 @@ use std::sync::Arc;
 
 const NAME: &str = "replicaset-controller";
 
-pub fn sync(api: &mut ApiServer, world: &mut Cluster, informers: &mut Informers) -> Tick {
+pub fn sync(
+    api: &mut ApiServer,
+    world: &mut Cluster,
+    informers: &mut Informers,
+    client: &mut RateLimiter,
+) -> Tick {
     let caller = Caller::component(NAME);
     for (rs_value, rs) in informers.replica_sets.list(api, None) {
         if rs.metadata.is_deleting() {
@@ -28,7 +36,13 @@ pub fn sync(api: &mut ApiServer, world: &mut Cluster, informers: &mut Informers)
             .collect();
         let diff = rs.replicas() - active.len() as i64;
         if diff > 0 {
-            create_pods(api, &caller, world, &rs_value, &rs, diff.min(500))?;
+            create_pods(
+                api,
+                (&caller, client),
+                world,
+                (&rs_value, &rs),
+                diff.min(500),
+            )?;
         } else if diff < 0 {
             // Worst first: unscheduled, pending, not ready, then the newest.
             active.sort_by_key(|p| {
@@ -41,6 +55,9 @@ pub fn sync(api: &mut ApiServer, world: &mut Cluster, informers: &mut Informers)
                 )
             });
             for pod in active.iter().take((-diff) as usize) {
+                if !client.take(world.now()) {
+                    break;
+                }
                 let name = pod.metadata.name();
                 soft(api.delete(&caller, world, &PODS, ns, name, false))?;
                 let msg = format!("Deleted pod: {name}");
@@ -55,16 +72,18 @@ pub fn sync(api: &mut ApiServer, world: &mut Cluster, informers: &mut Informers)
 }
 
 /// `count` pods from the template, each with a SuccessfulCreate event; the first refused
-/// create (a FailedCreate event) ends the burst.
+/// create (a FailedCreate event), or the client out of tokens, ends the burst.
 fn create_pods(
     api: &mut ApiServer,
-    caller: &Caller,
+    (caller, client): (&Caller, &mut RateLimiter),
     world: &mut Cluster,
-    rs_value: &Value,
-    rs: &ReplicaSet,
+    (rs_value, rs): (&Value, &ReplicaSet),
     count: i64,
 ) -> Tick {
     for _ in 0..count {
+        if !client.take(world.now()) {
+            break;
+        }
         match api.create(caller, world, &PODS, pod_from_template(rs_value, rs)) {
             Ok(created) => {
                 let msg = format!("Created pod: {}", meta::name(&created));

@@ -1,0 +1,64 @@
+//! client-go's client-side rate limit (`flowcontrol.NewTokenBucketRateLimiter`, fed by
+//! `--kube-api-qps` and `--kube-api-burst`): each component's client may send `burst` requests
+//! at once and `qps` a second after that. A client out of tokens blocks until the next one;
+//! here the component's loop stops for this tick and goes on at the next, which is what keeps
+//! the work of one tick bounded however many pods a ReplicaSet asks for.
+
+use crate::base::Millis;
+
+/// kube-controller-manager's defaults: `--kube-api-qps` 20, `--kube-api-burst` 30 (each
+/// controller builds its own client, so each has its own bucket).
+pub const CONTROLLER_MANAGER: (u64, u64) = (20, 30);
+/// kube-scheduler's `clientConnection` defaults: qps 50, burst 100.
+pub const SCHEDULER: (u64, u64) = (50, 100);
+
+#[derive(Clone, Debug)]
+pub struct RateLimiter {
+    qps: u64,
+    burst: u64,
+    /// Tokens in thousandths, so that refilling by elapsed milliseconds stays exact.
+    milli_tokens: u64,
+    last_ms: Millis,
+}
+
+impl RateLimiter {
+    /// A full bucket at `now`.
+    pub fn new((qps, burst): (u64, u64), now: Millis) -> RateLimiter {
+        RateLimiter {
+            qps,
+            burst,
+            milli_tokens: burst * 1000,
+            last_ms: now,
+        }
+    }
+
+    /// Takes a token for one request at `now`; false when there is none left (the request
+    /// waits for a later tick).
+    pub fn take(&mut self, now: Millis) -> bool {
+        let elapsed = now.saturating_sub(self.last_ms);
+        self.last_ms = self.last_ms.max(now);
+        self.milli_tokens = (self.milli_tokens + elapsed * self.qps).min(self.burst * 1000);
+        if self.milli_tokens < 1000 {
+            return false;
+        }
+        self.milli_tokens -= 1000;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_burst_then_qps_a_second() {
+        let mut bucket = RateLimiter::new(CONTROLLER_MANAGER, 0);
+        assert_eq!((0..100).filter(|_| bucket.take(0)).count(), 30);
+        // 100 ms later, 20 a second has given two more.
+        assert_eq!((0..100).filter(|_| bucket.take(100)).count(), 2);
+        assert!(!bucket.take(149));
+        assert!(bucket.take(150));
+        // An idle minute fills the bucket up to its burst, no more.
+        assert_eq!((0..100).filter(|_| bucket.take(60_150)).count(), 30);
+    }
+}
