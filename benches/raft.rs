@@ -5,7 +5,8 @@
 //! with no consensus. Prints the ratios and the messages per entry of each engine.
 //! `cargo bench --bench raft` (N = 100,000). Under `cargo test` (no `--bench`) N = 1,000 and
 //! each engine runs once, so the workload cannot rot; nothing about time is asserted.
-//! `RAFTLAB_BENCH_ONCE=ENGINE:B` runs one engine once, for callgrind (`./x bench`).
+//! `RAFTLAB_BENCH_ONCE=ENGINE:B` runs one engine once, for callgrind (`./x bench`);
+//! `RAFTLAB_BENCH_N` sets N (both there and for the full run).
 
 #[path = "support/workload.rs"]
 mod workload;
@@ -160,7 +161,11 @@ fn bench(c: &mut Criterion) {
         return;
     }
     let full = std::env::args().any(|a| a == "--bench");
-    let n = if full { 100_000 } else { 1_000 };
+    let n = match std::env::var("RAFTLAB_BENCH_N") {
+        Ok(v) if full => v.parse().expect("RAFTLAB_BENCH_N=ENTRIES"),
+        _ if full => 100_000,
+        _ => 1_000,
+    };
     report(n, if full { 5 } else { 1 });
     if !full {
         return;

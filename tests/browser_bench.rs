@@ -134,7 +134,8 @@ fn engine_wasm_vs_native() {
         if loaded != json!("ok") {
             return Err(format!("the wasm module did not load: {loaded}").into());
         }
-        let (n, samples) = if full() { (100_000, 5) } else { (1_000, 1) };
+        let n = std::env::var("RAFTLAB_BENCH_N").ok().and_then(|v| v.parse().ok());
+        let (n, samples) = if full() { (n.unwrap_or(100_000), 5) } else { (1_000, 1) };
         for batch in [1, 16, 256] {
             let (native_ms, native_msgs) = native(n, batch, samples);
             let wasm = in_page(&page, RUN, vec![n.into(), batch.into(), samples.into()]).await?;
