@@ -29,14 +29,13 @@ fn full() -> bool {
     std::env::var("RAFTLAB_BENCH").is_ok_and(|v| v == "full")
 }
 
-/// The wasm module `./x` builds (`RAFTLAB_ENGINE_WASM` names another).
+/// The wasm module `./x` builds (the bench and release profiles both write it there;
+/// `RAFTLAB_ENGINE_WASM` names another).
 fn engine_wasm() -> PathBuf {
     std::env::var_os("RAFTLAB_ENGINE_WASM").map_or_else(
         || {
-            let profile = if full() { "release" } else { "debug" };
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!(
-                "target/wasm32-unknown-unknown/{profile}/examples/engine_wasm.wasm"
-            ))
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("target/wasm32-unknown-unknown/release/examples/engine_wasm.wasm")
         },
         PathBuf::from,
     )
@@ -100,7 +99,7 @@ fn wasm_root() -> Result<PathBuf> {
     let wasm = engine_wasm();
     if !wasm.is_file() {
         return Err(format!(
-            "{} is missing: `./x bench-quick` builds it (cargo build --target \
+            "{} is missing: `./x bench-quick` builds it (cargo build --release --target \
              wasm32-unknown-unknown --example engine_wasm)",
             wasm.display()
         )
@@ -134,8 +133,14 @@ fn engine_wasm_vs_native() {
         if loaded != json!("ok") {
             return Err(format!("the wasm module did not load: {loaded}").into());
         }
-        let n = std::env::var("RAFTLAB_BENCH_N").ok().and_then(|v| v.parse().ok());
-        let (n, samples) = if full() { (n.unwrap_or(100_000), 5) } else { (1_000, 1) };
+        let n = std::env::var("RAFTLAB_BENCH_N")
+            .ok()
+            .and_then(|v| v.parse().ok());
+        let (n, samples) = if full() {
+            (n.unwrap_or(100_000), 5)
+        } else {
+            (1_000, 1)
+        };
         for batch in [1, 16, 256] {
             let (native_ms, native_msgs) = native(n, batch, samples);
             let wasm = in_page(&page, RUN, vec![n.into(), batch.into(), samples.into()]).await?;
