@@ -6,7 +6,8 @@
 //! `cargo bench --bench raft` (N = 100,000). Under `cargo test` (no `--bench`) N = 1,000 and
 //! each engine runs once, so the workload cannot rot; nothing about time is asserted.
 //! `RAFTLAB_BENCH_ONCE=ENGINE:B` runs one engine once, for callgrind (`./x bench`);
-//! `RAFTLAB_BENCH_N` sets N (both there and for the full run).
+//! `RAFTLAB_BENCH_N` sets N (both there and for the full run); `RAFTLAB_BENCH_CRITERION=0`
+//! prints the table's rows without criterion's own runs after them.
 
 #[path = "support/workload.rs"]
 mod workload;
@@ -167,7 +168,7 @@ fn bench(c: &mut Criterion) {
         _ => 1_000,
     };
     report(n, if full { 5 } else { 1 });
-    if !full {
+    if !full || std::env::var("RAFTLAB_BENCH_CRITERION").is_ok_and(|v| v == "0") {
         return;
     }
     let mut group = c.benchmark_group("engine_5_members");
