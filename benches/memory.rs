@@ -7,6 +7,11 @@
 //! Goals (issue 16): an hour with Kubernetes in at most 128 MB of peak RSS and 3 s. Before
 //! the checkpoints shared their data (056e261), `raftlab run` took 1.0 GB and 3.3 s for 5
 //! minutes, 1.75 GB and 7.9 s for 10, and 7.7 GB and 27 s for an hour.
+//! `RAFTLAB_BENCH_WRITES_S=S` runs only #14's memory run instead (`benches/support/writes.rs`:
+//! S virtual seconds at 100 writes/s on 3 members) and prints its `bench-row` for `./x bench`.
+
+#[path = "support/writes.rs"]
+mod writes;
 
 use raftlab::cli::memory::{peak_rss_bytes, soak_script, PeakAlloc};
 use raftlab::console::{run_script, Session};
@@ -18,6 +23,7 @@ use std::time::Instant;
 static ALLOC: PeakAlloc = PeakAlloc::new();
 
 const CHILD: &str = "RAFTLAB_MEMORY_CASE";
+const WRITES: &str = "RAFTLAB_BENCH_WRITES_S";
 
 /// (members, Kubernetes up, virtual seconds, invariant monitor on).
 const CASES: [(usize, bool, u64, bool); 8] = [
@@ -35,6 +41,9 @@ const CASES: [(usize, bool, u64, bool); 8] = [
 fn main() {
     if let Ok(case) = std::env::var(CHILD) {
         return child(&case);
+    }
+    if let Ok(seconds) = std::env::var(WRITES) {
+        return writes_case(seconds.parse().expect("RAFTLAB_BENCH_WRITES_S=SECONDS"));
     }
     let benching = std::env::args().any(|a| a == "--bench");
     let cases: &[(usize, bool, u64, bool)] = if benching {
@@ -85,5 +94,28 @@ fn child(case: &str) {
         mb(peak_rss_bytes().unwrap_or(0) as f64),
         mb(ALLOC.peak_bytes() as f64),
         wall.as_secs_f64()
+    );
+}
+
+/// #14's memory run in this process, alone (so the peak RSS is its own).
+#[allow(clippy::disallowed_methods)]
+fn writes_case(seconds: u64) {
+    const MEMBERS: usize = 3;
+    const PER_S: u64 = 100;
+    let start = Instant::now();
+    let run = writes::run(MEMBERS, seconds, PER_S);
+    let wall = start.elapsed();
+    assert_eq!(run.answered, seconds * PER_S, "every put answered");
+    let kept = run.session.checkpoint_times();
+    println!(
+        "bench-row memory native: {seconds} virtual s, {MEMBERS} members, {PER_S} writes/s, \
+         checkpoints and monitor on: peak RSS {:.1} MB, peak heap {:.1} MB, {:.1} s wall \
+         ({} checkpoints kept, spanning {:.0} s to {:.0} s, a rewind finds any moment)",
+        peak_rss_bytes().unwrap_or(0) as f64 / 1e6,
+        ALLOC.peak_bytes() as f64 / 1e6,
+        wall.as_secs_f64(),
+        kept.len(),
+        kept.first().copied().unwrap_or(0) as f64 / 1000.0,
+        kept.last().copied().unwrap_or(0) as f64 / 1000.0,
     );
 }

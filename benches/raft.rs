@@ -5,97 +5,21 @@
 //! with no consensus. Prints the ratios and the messages per entry of each engine.
 //! `cargo bench --bench raft` (N = 100,000). Under `cargo test` (no `--bench`) N = 1,000 and
 //! each engine runs once, so the workload cannot rot; nothing about time is asserted.
-//! `RAFTLAB_BENCH_ONCE=ENGINE:B` runs one engine once, for callgrind (`./x bench`).
+//! `RAFTLAB_BENCH_ONCE=ENGINE:B` runs one engine once, for callgrind (`./x bench`);
+//! `RAFTLAB_BENCH_N` sets N (both there and for the full run); `RAFTLAB_BENCH_CRITERION=0`
+//! prints the table's rows without criterion's own runs after them.
+
+#[path = "support/workload.rs"]
+mod workload;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use raftlab::base::{MemberId, Rng};
-use raftlab::raft::{Config, Durable, Message, Raft};
-use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
+use workload::{limit, ours, Outcome, Workload};
 
-const MEMBERS: u64 = 5;
 const BATCHES: [usize; 3] = [1, 16, 256];
-const ENTRY_BYTES: usize = 64;
-
-/// The workload both engines run: its proposals and what each member must end up with.
-struct Workload {
-    proposals: Vec<Vec<u8>>,
-    batch: usize,
-}
-
-impl Workload {
-    fn new(n: usize, batch: usize) -> Workload {
-        let proposals = (0..n)
-            .map(|i| {
-                let mut p = format!("key{i:08}=").into_bytes();
-                p.resize(ENTRY_BYTES, b'v');
-                p
-            })
-            .collect();
-        Workload { proposals, batch }
-    }
-}
-
-/// A member's state machine: `key=value` entries inserted into a `BTreeMap`.
-fn apply(sm: &mut BTreeMap<Vec<u8>, Vec<u8>>, data: &[u8]) {
-    if let Some(eq) = data.iter().position(|b| *b == b'=') {
-        sm.insert(data[..eq].to_vec(), data[eq + 1..].to_vec());
-    }
-}
-
-/// What one run reports: messages delivered, and whether every member applied everything.
-struct Outcome {
-    messages: u64,
-}
-
-fn ours(w: &Workload) -> Outcome {
-    let voters: Vec<MemberId> = (1..=MEMBERS).map(MemberId).collect();
-    let mut nodes: Vec<Raft> = voters
-        .iter()
-        .map(|id| Raft::new(Config::new(*id, voters.clone()), Rng::new(id.0)))
-        .collect();
-    let mut disks = vec![Durable::default(); MEMBERS as usize];
-    let mut sms = vec![BTreeMap::new(); MEMBERS as usize];
-    let mut queue: VecDeque<Message> = VecDeque::new();
-    let mut messages = 0;
-    let mut pump = |nodes: &mut Vec<Raft>, sms: &mut Vec<BTreeMap<_, _>>| loop {
-        let mut moved = false;
-        for ((node, disk), sm) in nodes.iter_mut().zip(disks.iter_mut()).zip(sms.iter_mut()) {
-            if node.has_ready() {
-                let rd = node.ready();
-                disk.persist(&rd);
-                queue.extend(rd.messages.iter().cloned());
-                for e in &rd.committed_entries {
-                    apply(sm, &e.data);
-                }
-                node.advance(&rd);
-                moved = true;
-            }
-        }
-        while let Some(m) = queue.pop_front() {
-            messages += 1;
-            nodes[(m.to.0 - 1) as usize].step(m);
-            moved = true;
-        }
-        if !moved {
-            return;
-        }
-    };
-    nodes[0].force_timeout();
-    pump(&mut nodes, &mut sms);
-    assert!(nodes[0].is_leader());
-    for chunk in w.proposals.chunks(w.batch) {
-        for p in chunk {
-            nodes[0].propose(p.clone()).expect("leader accepts");
-        }
-        pump(&mut nodes, &mut sms);
-    }
-    assert!(sms.iter().all(|sm| sm.len() == w.proposals.len()));
-    Outcome { messages }
-}
 
 mod theirs {
-    use super::{apply, Outcome, Workload, MEMBERS};
+    use super::workload::{apply, Outcome, Workload, MEMBERS};
     use raft::eraftpb::{ConfState, Message};
     use raft::storage::MemStorage;
     use raft::{Config, RawNode};
@@ -176,17 +100,6 @@ mod theirs {
     }
 }
 
-/// The state-machine limit: the same inserts into 5 `BTreeMap`s, no consensus.
-fn limit(w: &Workload) -> Outcome {
-    let mut sms = vec![BTreeMap::new(); MEMBERS as usize];
-    for p in &w.proposals {
-        for sm in sms.iter_mut() {
-            apply(sm, p);
-        }
-    }
-    Outcome { messages: 0 }
-}
-
 type Engine = (&'static str, fn(&Workload) -> Outcome);
 const ENGINES: [Engine; 3] = [
     ("raftlab", ours),
@@ -249,9 +162,13 @@ fn bench(c: &mut Criterion) {
         return;
     }
     let full = std::env::args().any(|a| a == "--bench");
-    let n = if full { 100_000 } else { 1_000 };
+    let n = match std::env::var("RAFTLAB_BENCH_N") {
+        Ok(v) if full => v.parse().expect("RAFTLAB_BENCH_N=ENTRIES"),
+        _ if full => 100_000,
+        _ => 1_000,
+    };
     report(n, if full { 5 } else { 1 });
-    if !full {
+    if !full || std::env::var("RAFTLAB_BENCH_CRITERION").is_ok_and(|v| v == "0") {
         return;
     }
     let mut group = c.benchmark_group("engine_5_members");

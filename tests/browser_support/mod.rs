@@ -48,6 +48,7 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::Value;
 
+#[allow(unused_imports)] // a story that names no member (browser_bench) still includes it
 pub use raftlab::Member;
 pub use server::StaticServer;
 
