@@ -62,9 +62,9 @@ fn ours(w: &Workload) -> Outcome {
         let mut moved = false;
         for ((node, disk), sm) in nodes.iter_mut().zip(disks.iter_mut()).zip(sms.iter_mut()) {
             if node.has_ready() {
-                let rd = node.ready();
+                let mut rd = node.ready();
                 disk.persist(&rd);
-                queue.extend(rd.messages.iter().cloned());
+                queue.extend(std::mem::take(&mut rd.messages));
                 for e in &rd.committed_entries {
                     apply(sm, &e.data);
                 }
