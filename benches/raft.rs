@@ -3,6 +3,8 @@
 //! round, pumped to quiescence; every member applies to its own `BTreeMap`; the clock stops
 //! when all 5 applied all N. Also the state-machine limit: the same inserts into 5 `BTreeMap`s
 //! with no consensus. Prints the ratios and the messages per entry of each engine.
+//! Our engine runs with `Config::batch_append` on, raft-rs with its defaults (its own
+//! `batch_append` off, one entry per append).
 //! `cargo bench --bench raft` (N = 100,000). Under `cargo test` (no `--bench`) N = 1,000 and
 //! each engine runs once, so the workload cannot rot; nothing about time is asserted.
 //! `RAFTLAB_BENCH_ONCE=ENGINE:B` runs one engine once, for callgrind (`./x bench`);

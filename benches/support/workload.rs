@@ -45,7 +45,13 @@ pub fn ours(w: &Workload) -> Outcome {
     let voters: Vec<MemberId> = (1..=MEMBERS).map(MemberId).collect();
     let mut nodes: Vec<Raft> = voters
         .iter()
-        .map(|id| Raft::new(Config::new(*id, voters.clone()), Rng::new(id.0)))
+        .map(|id| {
+            let mut config = Config::new(*id, voters.clone());
+            // raft-rs's option of the same name (off in the raft-rs run, as in its defaults):
+            // a round's proposals ride one append per follower, not one each.
+            config.batch_append = true;
+            Raft::new(config, Rng::new(id.0))
+        })
         .collect();
     let mut disks = vec![Durable::default(); MEMBERS as usize];
     let mut sms = vec![BTreeMap::new(); MEMBERS as usize];
@@ -55,9 +61,9 @@ pub fn ours(w: &Workload) -> Outcome {
         let mut moved = false;
         for ((node, disk), sm) in nodes.iter_mut().zip(disks.iter_mut()).zip(sms.iter_mut()) {
             if node.has_ready() {
-                let rd = node.ready();
+                let mut rd = node.ready();
                 disk.persist(&rd);
-                queue.extend(rd.messages.iter().cloned());
+                queue.extend(std::mem::take(&mut rd.messages));
                 for e in &rd.committed_entries {
                     apply(sm, &e.data);
                 }

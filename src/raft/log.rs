@@ -85,6 +85,9 @@ pub struct RaftLog {
     pub stable_index: Index,
     pub committed: Index,
     pub applied: Index,
+    /// The term runs of `entries`: (first index, term) wherever the term changes, in order.
+    /// A term is asked for several times per message, and a lookup in `entries` walks a tree.
+    terms: Vec<(Index, Term)>,
 }
 
 impl RaftLog {
@@ -92,13 +95,38 @@ impl RaftLog {
     /// committed beyond the snapshot.
     pub fn restore(snapshot_index: Index, snapshot_term: Term, entries: Entries) -> RaftLog {
         let stable_index = entries.last().map_or(snapshot_index, |e| e.index);
-        RaftLog {
+        let mut log = RaftLog {
             snapshot_index,
             snapshot_term,
-            entries,
+            entries: Entries::new(),
             stable_index,
             committed: snapshot_index,
             applied: snapshot_index,
+            terms: Vec::new(),
+        };
+        for e in &entries {
+            log.note_term(e);
+        }
+        log.entries = entries;
+        log
+    }
+
+    /// Records `e`, just placed at the end of the log, in the term runs.
+    fn note_term(&mut self, e: &Entry) {
+        if self.terms.last().is_none_or(|(_, t)| *t != e.term) {
+            self.terms.push((e.index, e.term));
+        }
+    }
+
+    /// The term runs once the entries before `first` left the front of the log.
+    fn drop_terms_before(&mut self, first: Index) {
+        let keep_from = self.terms.partition_point(|(start, _)| *start <= first);
+        self.terms.drain(..keep_from.saturating_sub(1));
+        if let Some(run) = self.terms.first_mut() {
+            run.0 = run.0.max(first);
+        }
+        if self.entries.is_empty() {
+            self.terms.clear();
         }
     }
 
@@ -107,11 +135,11 @@ impl RaftLog {
     }
 
     pub fn last_index(&self) -> Index {
-        self.entries.last().map_or(self.snapshot_index, |e| e.index)
+        self.snapshot_index + self.entries.len() as Index
     }
 
     pub fn last_term(&self) -> Term {
-        self.entries.last().map_or(self.snapshot_term, |e| e.term)
+        self.terms.last().map_or(self.snapshot_term, |(_, t)| *t)
     }
 
     /// The term of entry `index`; None if compacted away or not yet in the log.
@@ -119,7 +147,12 @@ impl RaftLog {
         if index == self.snapshot_index {
             return Some(self.snapshot_term);
         }
-        self.entry(index).map(|e| e.term)
+        if index < self.snapshot_index || index > self.last_index() {
+            return None;
+        }
+        // Almost always the last run or the one before: search from the back.
+        let run = self.terms.iter().rev().find(|(start, _)| *start <= index);
+        run.map(|(_, t)| *t)
     }
 
     pub fn entry(&self, index: Index) -> Option<&Entry> {
@@ -169,11 +202,25 @@ impl RaftLog {
         self.entries_from(from, (to - from + 1) as usize)
     }
 
+    /// Appends one entry right after the last (a leader's own: nothing to truncate).
+    pub fn push(&mut self, entry: Entry) {
+        debug_assert_eq!(entry.index, self.last_index() + 1);
+        self.note_term(&entry);
+        self.entries.push_back(entry);
+    }
+
     /// Appends after truncating anything at or after the first new entry's index.
     pub fn append(&mut self, new: &[Entry]) {
         let Some(first) = new.first() else { return };
         let keep = first.index.saturating_sub(self.snapshot_index + 1) as usize;
         self.entries.truncate(keep);
+        let cut = self.snapshot_index + 1 + keep as Index;
+        while self.terms.last().is_some_and(|(start, _)| *start >= cut) {
+            self.terms.pop();
+        }
+        for e in new {
+            self.note_term(e);
+        }
         self.entries.extend(new.iter().cloned());
         self.stable_index = self.stable_index.min(first.index - 1);
     }
@@ -243,6 +290,7 @@ impl RaftLog {
         self.entries = self.entries.skip(drop);
         self.snapshot_index = index;
         self.snapshot_term = term;
+        self.drop_terms_before(index + 1);
         true
     }
 
@@ -257,6 +305,7 @@ impl RaftLog {
         }
         self.snapshot_index = index;
         self.snapshot_term = term;
+        self.drop_terms_before(index + 1);
         self.committed = self.committed.max(index);
         // Not `applied`: the state machine has the snapshot only once the driver restored it
         // (`Raft::advance`), and a read served in between would see the old state.
@@ -380,6 +429,49 @@ mod tests {
         assert_eq!(log.stable_index, 1);
         assert_eq!(log.last_index(), 2);
         assert_eq!(log.unstable_entries().len(), 1);
+    }
+
+    /// The term runs answer as the entries themselves do, through seeded random appends
+    /// (with truncations), compactions and snapshots.
+    #[test]
+    fn term_runs_agree_with_the_entries() {
+        let mut rng = crate::base::Rng::new(11);
+        let mut log = log_of(&[1, 1, 2]);
+        for step in 0..3_000 {
+            let last = log.last_index();
+            match rng.range(0, 10) {
+                0 => {
+                    log.applied = last;
+                    log.compact_to(log.snapshot_index + rng.range(0, 3));
+                }
+                1 => {
+                    let at = log.snapshot_index + rng.range(0, 3);
+                    log.restore_snapshot(at, log.term(at).unwrap_or(log.last_term() + 1));
+                }
+                2..=4 => {
+                    let term = log.last_term() + rng.range(0, 2);
+                    log.push(Entry::normal(last + 1, term, vec![]));
+                }
+                _ => {
+                    let from = last.saturating_sub(rng.range(0, 4)).max(log.snapshot_index) + 1;
+                    let term = log.last_term() + rng.range(0, 2);
+                    log.append(&ents(from, &vec![term; rng.range(1, 4) as usize]));
+                }
+            }
+            let brute = |i: Index| {
+                (i == log.snapshot_index)
+                    .then_some(log.snapshot_term)
+                    .or_else(|| log.entry(i).map(|e| e.term))
+            };
+            for i in log.snapshot_index.saturating_sub(1)..=log.last_index() + 1 {
+                assert_eq!(log.term(i), brute(i), "step {step}, index {i}");
+            }
+            assert_eq!(
+                log.last_term(),
+                brute(log.last_index()).unwrap(),
+                "step {step}"
+            );
+        }
     }
 
     #[test]

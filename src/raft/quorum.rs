@@ -33,13 +33,20 @@ impl Majority {
         if self.voters.is_empty() {
             return Index::MAX;
         }
-        let mut indexes: Vec<Index> = self
-            .voters
-            .iter()
-            .map(|v| matched(*v).unwrap_or(0))
-            .collect();
-        indexes.sort_unstable_by(|a, b| b.cmp(a));
-        indexes[self.quorum() - 1]
+        // On the stack for the clusters anyone runs: the leader asks on every acknowledgement.
+        let mut small = [0; 16];
+        let mut large = Vec::new();
+        let indexes = if self.voters.len() <= small.len() {
+            &mut small[..self.voters.len()]
+        } else {
+            large.resize(self.voters.len(), 0);
+            &mut large[..]
+        };
+        for (slot, v) in indexes.iter_mut().zip(&self.voters) {
+            *slot = matched(*v).unwrap_or(0);
+        }
+        let k = self.quorum() - 1;
+        *indexes.select_nth_unstable_by(k, |a, b| b.cmp(a)).1
     }
 
     pub fn vote_result(&self, votes: &BTreeMap<MemberId, bool>) -> VoteResult {

@@ -7,6 +7,7 @@ use super::quorum::JointConfig;
 use super::read_only::ReadOnly;
 use crate::base::{Index, MemberId};
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
 
 #[derive(Clone, Debug)]
 pub struct LeaderState {
@@ -76,13 +77,14 @@ impl LeaderState {
         }
     }
 
-    /// Everyone tracked but the leader.
-    pub(super) fn peers(&self, leader: MemberId) -> Vec<MemberId> {
+    /// The first peer (not the leader) after `after`, or the first of all with None: a walk
+    /// over the peers that collects nothing, for the broadcast every proposal makes.
+    pub(super) fn peer_after(&self, leader: MemberId, after: Option<MemberId>) -> Option<MemberId> {
+        let from = after.map_or(Bound::Unbounded, Bound::Excluded);
         self.progress
-            .keys()
-            .copied()
-            .filter(|id| *id != leader)
-            .collect()
+            .range((from, Bound::Unbounded))
+            .map(|(id, _)| *id)
+            .find(|id| *id != leader)
     }
 
     /// Each peer with the index it is known to match (where its heartbeat goes).
@@ -111,11 +113,21 @@ impl LeaderState {
         active
     }
 
+    /// Whether some follower waits for a snapshot none was sent to yet (`snapshot_wanted`
+    /// without collecting: `has_ready` asks after every input).
+    pub(super) fn wants_snapshot(&self) -> bool {
+        self.progress.values().any(Self::snapshot_unsent)
+    }
+
+    fn snapshot_unsent(pr: &Progress) -> bool {
+        pr.state == ProgressState::Snapshot && !pr.probe_sent
+    }
+
     /// Followers waiting for a snapshot that none was sent to yet.
     pub(super) fn snapshot_wanted(&self) -> Vec<MemberId> {
         self.progress
             .iter()
-            .filter(|(_, pr)| pr.state == ProgressState::Snapshot && !pr.probe_sent)
+            .filter(|(_, pr)| Self::snapshot_unsent(pr))
             .map(|(id, _)| *id)
             .collect()
     }
@@ -160,10 +172,11 @@ mod tests {
         let peer = &state.progress[&MemberId(2)];
         assert_eq!((peer.match_index, peer.next_index), (0, 6));
         assert!(state.progress[&MemberId(4)].is_learner);
-        assert_eq!(
-            state.peers(MemberId(1)),
-            [MemberId(2), MemberId(3), MemberId(4)]
-        );
+        let walk = |after| state.peer_after(MemberId(1), after);
+        let peers: Vec<MemberId> = std::iter::successors(walk(None), |p| walk(Some(*p))).collect();
+        assert_eq!(peers, [MemberId(2), MemberId(3), MemberId(4)]);
+        assert_eq!(state.peer_after(MemberId(3), None), Some(MemberId(1)));
+        assert_eq!(state.peer_after(MemberId(4), Some(MemberId(3))), None);
     }
 
     #[test]

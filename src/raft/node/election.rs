@@ -3,6 +3,7 @@
 
 use super::{Raft, Role, RoleName};
 use crate::base::{Index, MemberId, Term};
+use crate::raft::log::EntryKind;
 use crate::raft::message::{Body, Message};
 use crate::raft::quorum::VoteResult;
 use crate::raft::ready::{NodeEvent, StepDown, VoteRefusal};
@@ -86,7 +87,7 @@ impl Raft {
         });
         // An empty entry of the new term: committing it commits everything before (§5.4.2),
         // and lets reads be served (§8).
-        self.append_entries(vec![Vec::new()]);
+        self.append_entry(EntryKind::Normal, Vec::new());
     }
 
     /// Starts an election: a pre-vote round first when enabled, unless this is a transfer.

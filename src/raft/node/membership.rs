@@ -91,7 +91,7 @@ impl Raft {
             index: self.log.last_index() + 1,
             change: cc.describe(),
         });
-        self.append_kinds(vec![(EntryKind::Config, cc.encode())]);
+        self.append_entry(EntryKind::Config, cc.encode());
         self.bcast_append();
         Ok(())
     }
@@ -108,7 +108,7 @@ impl Raft {
                 index: self.log.last_index() + 1,
                 change: cc.describe(),
             });
-            self.append_kinds(vec![(EntryKind::Config, cc.encode())]);
+            self.append_entry(EntryKind::Config, cc.encode());
             self.bcast_append();
         } else if !self.conf.voters.contains(&self.id) {
             self.step_down(self.term, StepDown::Removed);

@@ -316,7 +316,7 @@ impl Raft {
     pub fn propose(&mut self, data: Vec<u8>) -> Result<(), ProposeError> {
         let forwarded = match self.role {
             Role::Leader(ref state) if state.transferee.is_none() => {
-                self.append_entries(vec![data]);
+                self.append_entry(EntryKind::Normal, data);
                 self.bcast_append();
                 true
             }
@@ -469,7 +469,7 @@ impl Raft {
             Body::Propose { data }
                 if self.leader_state().is_some_and(|s| s.transferee.is_none()) =>
             {
-                self.append_entries(vec![data]);
+                self.append_entry(EntryKind::Normal, data);
                 self.bcast_append();
             }
             Body::AppendResp { .. } => self.handle_append_response(m),
@@ -488,9 +488,7 @@ impl Raft {
             || self.log.committed > self.log.applied
             || !self.read_states.is_empty()
             || self.pending_snapshot.is_some()
-            || self
-                .leader_state()
-                .is_some_and(|s| !s.snapshot_wanted().is_empty())
+            || self.leader_state().is_some_and(|s| s.wants_snapshot())
             || !self.events.is_empty()
     }
 

@@ -186,12 +186,13 @@ impl Raft {
     }
 
     pub(super) fn bcast_append(&mut self) {
-        let peers = match &self.role {
-            Role::Leader(state) => state.peers(self.id),
-            _ => Vec::new(),
-        };
-        for peer in peers {
+        let mut after = None;
+        while let Some(peer) = self
+            .leader_state()
+            .and_then(|s| s.peer_after(self.id, after))
+        {
             self.send_append(peer, true);
+            after = Some(peer);
         }
     }
 
@@ -283,31 +284,16 @@ impl Raft {
         }
     }
 
-    pub(super) fn append_entries(&mut self, datas: Vec<Vec<u8>>) {
-        let entries = datas
-            .into_iter()
-            .map(|data| (EntryKind::Normal, data))
-            .collect();
-        self.append_kinds(entries);
-    }
-
-    pub(super) fn append_kinds(&mut self, datas: Vec<(EntryKind, Vec<u8>)>) {
-        let mut index = self.log.last_index();
-        let entries: Vec<Entry> = datas
-            .into_iter()
-            .map(|(kind, data)| {
-                index += 1;
-                Entry {
-                    index,
-                    term: self.term,
-                    kind,
-                    data: data.into(),
-                }
-            })
-            .collect();
-        let has_conf = entries.iter().any(|e| e.kind == EntryKind::Config);
-        self.log.append(&entries);
-        if has_conf {
+    /// Appends one entry of this term at the end of the log (a proposal, a new leader's
+    /// empty entry or a configuration change).
+    pub(super) fn append_entry(&mut self, kind: EntryKind, data: Vec<u8>) {
+        self.log.push(Entry {
+            index: self.log.last_index() + 1,
+            term: self.term,
+            kind,
+            data: data.into(),
+        });
+        if kind == EntryKind::Config {
             self.reload_conf();
         }
         // Our own progress advances when the entries are persisted (see `advance`).
