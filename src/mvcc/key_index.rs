@@ -13,7 +13,10 @@ use std::collections::BTreeSet;
 pub struct Generation {
     pub ver: i64,
     pub created: Rev,
-    pub revs: Vec<Rev>,
+    // Persistent, as the index is: a put after a checkpoint copies a chunk of the key's
+    // revisions, not all of them (a Vec here made every checkpoint hold its own copy of every
+    // key's whole history: memory quadratic in the run's length).
+    pub revs: imbl::Vector<Rev>,
 }
 
 impl Generation {
@@ -81,7 +84,7 @@ impl KeyIndex {
         if g.revs.is_empty() {
             g.created = rev;
         }
-        g.revs.push(rev);
+        g.revs.push_back(rev);
         g.ver += 1;
         self.modified = rev;
         Ok(())
@@ -100,7 +103,7 @@ impl KeyIndex {
         *g = Generation {
             ver,
             created,
-            revs: vec![modified],
+            revs: imbl::Vector::unit(modified),
         };
         self.modified = modified;
         Ok(())
@@ -129,7 +132,7 @@ impl KeyIndex {
     fn find_generation(&self, at: Revision) -> Option<&Generation> {
         let last = self.generations.len().checked_sub(1)?;
         for (i, g) in self.generations.iter().enumerate().rev() {
-            let (Some(first), Some(tomb)) = (g.revs.first(), g.revs.last()) else {
+            let (Some(first), Some(tomb)) = (g.revs.front(), g.revs.back()) else {
                 continue;
             };
             if i != last && tomb.main <= at {
@@ -156,7 +159,7 @@ impl KeyIndex {
         let mut gen_idx = 0;
         while gen_idx + 1 < self.generations.len() {
             let g = &self.generations[gen_idx];
-            if g.revs.last().is_some_and(|tomb| tomb.main > at) {
+            if g.revs.back().is_some_and(|tomb| tomb.main > at) {
                 break;
             }
             gen_idx += 1;
@@ -181,7 +184,7 @@ impl KeyIndex {
         let g = &mut self.generations[gen_idx];
         if !g.is_empty() {
             if let Some(i) = rev_idx {
-                g.revs.drain(..i);
+                g.revs = g.revs.skip(i);
             }
             if g.revs.len() == 1 && gen_idx != last {
                 available.remove(&g.revs[0]);
