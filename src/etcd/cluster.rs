@@ -1,4 +1,5 @@
 use super::member::{Applied, LogEvent, Member};
+use super::preset::Preset;
 use super::switches::Switch;
 use crate::base::{Index, MemberId, Millis, Revision, Rng, Term};
 use crate::raft::{ConfChange, ConfChangeOp, Config, Durable, Raft, RaftView, TeachingSwitches};
@@ -37,6 +38,8 @@ pub struct ClusterConfig {
     /// Entries per AppendEntries message; `None` keeps raft's own default. Figure 8 needs 1:
     /// a new leader must be able to send its old-term entry without its new-term one.
     pub max_entries_per_msg: Option<usize>,
+    /// The world's machines: the ring of `m1..mN`, or the articles' kubeadm cluster.
+    pub preset: Preset,
 }
 
 /// What `raftlab run` and the page start from: three members, seed 1, etcd's defaults.
@@ -60,6 +63,15 @@ impl ClusterConfig {
             teaching: TeachingSwitches::default(),
             net: NetConfig::default(),
             max_entries_per_msg: None,
+            preset: Preset::Members,
+        }
+    }
+
+    /// The articles' kubeadm cluster (`--world kubeadm`): one member, `master`.
+    pub fn kubeadm(seed: u64) -> ClusterConfig {
+        ClusterConfig {
+            preset: Preset::Kubeadm,
+            ..ClusterConfig::new(1, seed)
         }
     }
 
@@ -80,7 +92,10 @@ impl ClusterConfig {
     /// The `raftlab run` flags that rebuild this configuration, as a script header shows them:
     /// `--members 3 --seed 7 --no-pre-vote --teach commit-old-terms`.
     pub fn flags(&self) -> String {
-        let mut out = format!("--members {} --seed {}", self.members, self.seed);
+        let mut out = match self.preset.fixed_members() {
+            Some(_) => format!("--world {} --seed {}", self.preset.name(), self.seed),
+            None => format!("--members {} --seed {}", self.members, self.seed),
+        };
         let differs = Switch::ALL
             .into_iter()
             .filter(|s| s.get(self) != s.on_by_default());
@@ -102,10 +117,15 @@ impl ClusterConfig {
     /// flags applied (`--members 3 --seed 7 --no-pre-vote --teach forget-vote`).
     pub fn with_flags(mut self, words: &[&str]) -> Result<ClusterConfig, String> {
         let mut words = words.iter().copied();
+        let mut members_given = None;
         while let Some(flag) = words.next() {
             let mut value = || words.next().ok_or_else(|| format!("{flag} needs a value"));
             match flag {
-                "--members" => self.members = parse_members(value()?)?,
+                "--members" => {
+                    self.members = parse_members(value()?)?;
+                    members_given = Some(self.members);
+                }
+                "--world" => self.preset = Preset::parse(value()?)?,
                 "--seed" => {
                     let seed = value()?;
                     self.seed = seed.parse().map_err(|_| format!("bad --seed {seed:?}"))?;
@@ -130,6 +150,15 @@ impl ClusterConfig {
                 },
             }
         }
+        if let Some(fixed) = self.preset.fixed_members() {
+            if members_given.is_some_and(|n| n != fixed) {
+                return Err(format!(
+                    "--world {} has {fixed} member; --members cannot change it",
+                    self.preset.name()
+                ));
+            }
+            self.members = fixed;
+        }
         Ok(self)
     }
 
@@ -151,12 +180,11 @@ impl ClusterConfig {
         let mut root = Rng::new(self.seed);
         let ids: Vec<MemberId> = (1..=self.members as u64).map(MemberId).collect();
         let sim_rng = root.split();
-        let cluster = super::simulated_cluster_id(&ids);
         let members = ids
             .iter()
             .map(|id| {
                 let mut member = Member::new(self.raft_config(*id, &ids), root.split());
-                member.identity = super::member::Identity::simulated(*id, cluster);
+                member.identity = self.preset.identity(*id, &ids);
                 (*id, member)
             })
             .collect();

@@ -41,7 +41,7 @@ pub fn resolve(world: &Cluster, endpoint: &str) -> Target {
         _ => named(world, address),
     };
     match member {
-        Some(m) if tls => Target::Tls(m),
+        Some(m) if tls && !world.serves_tls(m) => Target::Tls(m),
         Some(m) => Target::Member(m),
         None => Target::Nowhere,
     }
