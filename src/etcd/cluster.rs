@@ -625,6 +625,40 @@ mod tests {
     }
 
     #[test]
+    fn the_kubeadm_world_is_one_member_named_master_and_its_header_reads_back() {
+        let c = ClusterConfig::default()
+            .with_flags(&["--world", "kubeadm", "--seed", "4"])
+            .unwrap();
+        assert_eq!(c, ClusterConfig::kubeadm(4));
+        assert_eq!(c.flags(), "--world kubeadm --seed 4");
+        let back = ClusterConfig::default()
+            .with_flags(&c.flags().split_whitespace().collect::<Vec<_>>())
+            .unwrap();
+        assert_eq!(back, c);
+        let world = c.build();
+        let member = world.process(MemberId(1)).unwrap();
+        assert_eq!(world.member_ids(), [MemberId(1)]);
+        assert_eq!(member.identity.name, "master");
+        assert_eq!(member.identity.peer_urls, ["https://10.140.0.33:2380"]);
+        assert!(world.serves_tls(MemberId(1)));
+        assert!(!ClusterConfig::default().build().serves_tls(MemberId(1)));
+        let bad = |words: &[&str]| ClusterConfig::default().with_flags(words).unwrap_err();
+        assert_eq!(
+            bad(&["--world", "kubeadm", "--members", "3"]),
+            "--world kubeadm has 1 member; --members cannot change it"
+        );
+        assert_eq!(
+            bad(&["--world", "kind"]),
+            "unknown world \"kind\" (one of: members, kubeadm)"
+        );
+        let one = ["--members", "1", "--world", "kubeadm"];
+        assert_eq!(
+            ClusterConfig::default().with_flags(&one).unwrap().members,
+            1
+        );
+    }
+
+    #[test]
     fn the_entries_per_message_limit_reaches_every_member_also_added_and_restarted_ones() {
         let words = ["--members", "3", "--max-entries-per-msg", "1"];
         let c = ClusterConfig::new(5, 9).with_flags(&words).unwrap();

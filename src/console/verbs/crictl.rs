@@ -180,6 +180,95 @@ fn human_duration(ms: Millis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::etcd::ClusterConfig;
+
+    #[test]
+    fn the_kubeadm_console_follows_its_manifests_and_kubectl_is_refused_meanwhile() {
+        let mut s = Session::new(ClusterConfig::kubeadm(1));
+        let ps = s.execute("sudo crictl ps", None);
+        assert_eq!(ps.code, 0, "{}", ps.stderr);
+        let lines: Vec<&str> = ps.stdout.lines().collect();
+        assert!(lines[0].starts_with("CONTAINER           IMAGE               CREATED"));
+        assert!(
+            lines[0].ends_with("POD ID              POD                              NAMESPACE")
+        );
+        assert_eq!(lines.len(), 5, "{}", ps.stdout);
+        assert!(lines.iter().any(|l| l.contains("   etcd-master   ")));
+        let moved = s.execute(
+            "sudo mv /etc/kubernetes/manifests/kube-apiserver.yaml /tmp/",
+            None,
+        );
+        assert_eq!(moved.code, 0, "{}", moved.stderr);
+        let refused = s.execute("kubectl get nodes", None);
+        assert_eq!(
+            (refused.stderr.as_str(), refused.code),
+            ("The connection to the server 10.140.0.33:6443 was refused - did you specify the right host or port?\n", 1)
+        );
+        let grep = s.execute("sudo crictl ps | grep -E \"etcd|kube-apiserver\"", None);
+        assert_eq!(
+            grep.stdout.lines().count(),
+            1,
+            "etcd still runs: {}",
+            grep.stdout
+        );
+        s.execute(
+            "sudo mv /tmp/kube-apiserver.yaml /etc/kubernetes/manifests/",
+            None,
+        );
+        s.execute("sleep 5", None);
+        let nodes = s.execute("kubectl get nodes", None);
+        assert_eq!(nodes.code, 0, "{}", nodes.stderr);
+        assert!(
+            nodes.stdout.contains("master   Ready    control-plane"),
+            "{}",
+            nodes.stdout
+        );
+        assert_eq!(
+            s.execute("crictl -q ps", None).code,
+            3,
+            "a command crictl has not"
+        );
+        assert!(s
+            .execute("crictl ps -q", None)
+            .stdout
+            .lines()
+            .all(|l| l.len() == 64));
+        assert_eq!(
+            s.execute("crictl ps --bogus", None).stderr,
+            "FATA[0000] flag provided but not defined: -bogus\n"
+        );
+    }
+
+    #[test]
+    fn without_a_kubeadm_machine_no_runtime_answers() {
+        let mut s = Session::new(ClusterConfig::new(3, 1));
+        let out = s.execute("crictl ps", None);
+        assert_eq!((out.stderr.as_str(), out.code), (NO_RUNTIME, 1));
+    }
+
+    #[test]
+    fn a_kubeadm_run_exports_a_script_that_replays_it() {
+        // The API server first: one waiting on a stopped etcd lets its requests time out,
+        // which a replay of the wait does not repeat alike (as in any world).
+        let mut s = Session::new(ClusterConfig::kubeadm(3));
+        s.execute(
+            "sudo mv /etc/kubernetes/manifests/kube-apiserver.yaml /tmp/",
+            None,
+        );
+        s.execute("sleep 2", None);
+        s.execute("sudo mv /etc/kubernetes/manifests/etcd.yaml /tmp/", None);
+        let script = s.export_script();
+        assert!(
+            script.starts_with("# raftlab run --world kubeadm --seed 3\nsudo mv"),
+            "{script}"
+        );
+        let mut again = Session::new(ClusterConfig::kubeadm(3));
+        crate::console::run_script(&mut again, &script, false);
+        assert_eq!(again.world.now(), s.world.now(), "{script}");
+        assert_eq!(again.world.trace_hash(), s.world.trace_hash());
+        assert!(!again.world.is_running(crate::base::MemberId(1)));
+        assert_eq!(again.files, s.files);
+    }
 
     #[test]
     fn created_reads_as_go_units_says_it() {

@@ -271,3 +271,178 @@ impl FileSource {
 fn wal(member: MemberId, generation: u64) -> Vec<u8> {
     format!("raftlab: the write-ahead log of member {member} (data dir #{generation}); the simulation keeps its entries\n").into_bytes()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::etcd::{ClusterConfig, PutRequest, Request, REQUEST_TIMEOUT_MS};
+    use crate::kube::ControlPlane;
+
+    const ETCD_YAML: &str = "/etc/kubernetes/manifests/etcd.yaml";
+    const APISERVER_YAML: &str = "/etc/kubernetes/manifests/kube-apiserver.yaml";
+
+    fn kubeadm() -> (Cluster, Files, ControlPlane) {
+        let mut world = ClusterConfig::kubeadm(1).build();
+        assert!(world.run_until_cond(10_000, |w| w.ready_leader().is_some()));
+        let mut files = Files::new();
+        let cp = ControlPlane::kubeadm_init(&mut world, &mut files, 1).unwrap();
+        (world, files, cp)
+    }
+
+    fn put(world: &mut Cluster, key: &str) {
+        let put = Request::Put(PutRequest::new(key.as_bytes().to_vec(), b"v".to_vec()));
+        world
+            .kv(MemberId(1), put, false, REQUEST_TIMEOUT_MS)
+            .unwrap();
+    }
+
+    fn has(world: &Cluster, key: &str) -> bool {
+        world
+            .kv_view(MemberId(1))
+            .is_some_and(|s| s.kvs.iter().any(|kv| kv.key == key.as_bytes()))
+    }
+
+    #[test]
+    fn kubeadm_init_writes_the_manifests_and_the_data_dir_it_runs() {
+        let (world, files, cp) = kubeadm();
+        for c in [
+            "etcd",
+            "kube-apiserver",
+            "kube-controller-manager",
+            "kube-scheduler",
+        ] {
+            assert!(
+                files.contains_key(&format!("{MANIFEST_DIR}/{c}.yaml")),
+                "{c}"
+            );
+        }
+        let etcd = String::from_utf8_lossy(&files[ETCD_YAML]).into_owned();
+        for flag in [
+            "- --data-dir=/var/lib/etcd\n",
+            "- --name=master\n",
+            "- --initial-cluster=master=https://10.140.0.33:2380\n",
+            "- --initial-advertise-peer-urls=https://10.140.0.33:2380\n",
+            "- --listen-client-urls=https://127.0.0.1:2379,https://10.140.0.33:2379\n",
+            "- --trusted-ca-file=/etc/kubernetes/pki/etcd/ca.crt\n",
+            "      path: /var/lib/etcd\n",
+        ] {
+            assert!(etcd.contains(flag), "{flag} not in\n{etcd}");
+        }
+        let apiserver = String::from_utf8_lossy(&files[APISERVER_YAML]).into_owned();
+        assert!(apiserver.contains("- --etcd-servers=https://127.0.0.1:2379\n"));
+        let dir = read_data_dir(&files, ETCD_DATA_DIR).unwrap();
+        assert_eq!(dir.name, "master");
+        assert_eq!(dir.peer_urls, ["https://10.140.0.33:2380"]);
+        let names: Vec<&str> = cp.containers().iter().map(|c| c.name).collect();
+        assert_eq!(names.len(), 4, "{names:?}");
+        assert!(cp
+            .containers()
+            .iter()
+            .all(|c| c.state == ContainerState::Running));
+        assert!(cp.serving() && world.is_running(MemberId(1)));
+        assert_eq!(cp.node_names(), ["master", "node01", "node02"]);
+    }
+
+    #[test]
+    fn a_manifest_moved_out_stops_its_pod_and_moved_back_starts_it() {
+        let (mut world, mut files, mut cp) = kubeadm();
+        put(&mut world, "kept");
+        let apiserver = files.remove(APISERVER_YAML).unwrap();
+        let etcd = files.remove(ETCD_YAML).unwrap();
+        cp.follow_manifests(&mut world, &mut files);
+        assert!(!cp.serving(), "the API server went with its manifest");
+        assert!(!world.is_running(MemberId(1)), "etcd stopped");
+        let left: Vec<&str> = cp.containers().iter().map(|c| c.name).collect();
+        assert_eq!(left, ["kube-scheduler", "kube-controller-manager"]);
+        files.insert(ETCD_YAML.into(), etcd);
+        files.insert(APISERVER_YAML.into(), apiserver);
+        cp.follow_manifests(&mut world, &mut files);
+        assert!(cp.serving() && world.is_running(MemberId(1)));
+        assert!(world.run_until_cond(10_000, |w| w.ready_leader().is_some()));
+        assert!(has(&world, "kept"), "the same data dir: the same member");
+        let etcd = cp
+            .containers()
+            .into_iter()
+            .find(|c| c.name == "etcd")
+            .unwrap();
+        assert_eq!(etcd.attempt, 0, "a new pod, not a restarted container");
+    }
+
+    #[test]
+    fn etcd_starts_from_what_var_lib_etcd_holds_then() {
+        let (mut world, mut files, mut cp) = kubeadm();
+        put(&mut world, "before");
+        let etcd = files.remove(ETCD_YAML).unwrap();
+        cp.follow_manifests(&mut world, &mut files);
+        // A data dir of another store (what a restore writes): the member starts from it.
+        let own: Vec<(String, Vec<u8>)> = files
+            .range(ETCD_DATA_DIR.to_string()..)
+            .take_while(|(k, _)| k.starts_with(ETCD_DATA_DIR))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for (k, _) in &own {
+            files.remove(k);
+        }
+        files.insert(
+            ETCD_DATA_DIR.into(),
+            crate::etcd::new_data_dir(&world.process(MemberId(1)).unwrap().identity),
+        );
+        files.insert(ETCD_YAML.into(), etcd.clone());
+        cp.follow_manifests(&mut world, &mut files);
+        assert!(world.run_until_cond(10_000, |w| w.ready_leader().is_some()));
+        assert!(
+            !has(&world, "before"),
+            "the restored store replaced the member's"
+        );
+        assert!(files.contains_key(ETCD_WAL), "etcd writes its log there");
+        put(&mut world, "after");
+        // The same dir again (stopped and started): the member keeps what it wrote since.
+        files.remove(ETCD_YAML);
+        cp.follow_manifests(&mut world, &mut files);
+        files.insert(ETCD_YAML.into(), etcd);
+        cp.follow_manifests(&mut world, &mut files);
+        assert!(world.run_until_cond(10_000, |w| w.ready_leader().is_some()));
+        assert!(has(&world, "after"));
+    }
+
+    #[test]
+    fn a_killed_etcd_is_started_again_after_the_back_off() {
+        let (mut world, mut files, mut cp) = kubeadm();
+        world.kill(MemberId(1)).unwrap();
+        cp.follow_manifests(&mut world, &mut files);
+        let state = |cp: &ControlPlane| {
+            let c = cp
+                .containers()
+                .into_iter()
+                .find(|c| c.name == "etcd")
+                .cloned();
+            c.map(|c| (c.state, c.attempt)).unwrap()
+        };
+        assert_eq!(state(&cp), (ContainerState::Exited, 0));
+        world.run_for(BACK_OFF_MS - 1);
+        cp.follow_manifests(&mut world, &mut files);
+        assert_eq!(state(&cp), (ContainerState::Exited, 0));
+        world.run_for(1);
+        cp.follow_manifests(&mut world, &mut files);
+        assert_eq!(state(&cp), (ContainerState::Running, 1));
+        assert!(world.is_running(MemberId(1)));
+    }
+
+    #[test]
+    fn a_data_dir_etcd_cannot_read_keeps_it_exited() {
+        let (mut world, mut files, mut cp) = kubeadm();
+        let etcd = files.remove(ETCD_YAML).unwrap();
+        cp.follow_manifests(&mut world, &mut files);
+        files.retain(|k, _| !k.starts_with(ETCD_DATA_DIR));
+        files.insert(ETCD_DATA_DIR.into(), b"not a data dir".to_vec());
+        files.insert(ETCD_YAML.into(), etcd);
+        cp.follow_manifests(&mut world, &mut files);
+        assert!(!world.is_running(MemberId(1)));
+        let etcd = cp
+            .containers()
+            .into_iter()
+            .find(|c| c.name == "etcd")
+            .unwrap();
+        assert_eq!(etcd.state, ContainerState::Exited);
+    }
+}
