@@ -18,7 +18,8 @@ pub mod yaml;
 
 pub use apiserver::{ApiServer, Caller, Subresource, WatchEvent, WatchKind};
 pub use controllers::{
-    pod_template_hash, Change, Container, ContainerState, Files, ETCD_DATA_DIR, MANIFEST_DIR,
+    place_pki, pod_template_hash, Change, Container, ContainerState, Files, ETCD_DATA_DIR,
+    MANIFEST_DIR,
 };
 pub use meta::{ApiError, Resource};
 

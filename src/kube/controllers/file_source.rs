@@ -68,6 +68,13 @@ pub struct FileSource {
     sandboxes: u64,
 }
 
+/// Puts kubeadm's PKI on the machine (`/etc/kubernetes/pki/…`): `pki` is what
+/// `crate::etcd::pki::kubeadm_files()` gives (path, PEM), placed as it is, as `kubeadm init`
+/// writes it before the manifests that name it.
+pub fn place_pki(files: &mut Files, pki: Vec<(String, Vec<u8>)>) {
+    files.extend(pki);
+}
+
 /// A digest of everything at and under etcd's data dir, if it is there.
 fn data_dir_digest(files: &Files) -> Option<u64> {
     let inside = format!("{ETCD_DATA_DIR}/");
@@ -98,6 +105,8 @@ impl FileSource {
             files.insert(path, manifest_yaml(&pod).into_bytes());
         }
         files.insert(CRICTL_YAML.0.into(), CRICTL_YAML.1.into());
+        // The certificates come from the `tls` side: `place_pki(files,
+        // crate::etcd::pki::kubeadm_files())` goes here once both are merged.
         if let Some(m) = world.process(machine.member) {
             files.insert(ETCD_DATA_DIR.into(), crate::etcd::new_data_dir(&m.identity));
         }

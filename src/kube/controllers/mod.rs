@@ -17,7 +17,9 @@ mod scheduler;
 mod static_pods;
 
 pub use deployment::pod_template_hash;
-pub use file_source::{Change, Container, ContainerState, Files, ETCD_DATA_DIR, MANIFEST_DIR};
+pub use file_source::{
+    place_pki, Change, Container, ContainerState, Files, ETCD_DATA_DIR, MANIFEST_DIR,
+};
 
 use super::apiserver::{ApiServer, Caller, EventNote};
 use super::meta::{self, ApiError};
