@@ -120,6 +120,11 @@ impl FileSource {
         source
     }
 
+    /// Whether the console's machine is a node whose manifests are its files (kubeadm's).
+    pub fn on_files(&self) -> bool {
+        self.on_files
+    }
+
     /// Whether `component`'s container on `machine` runs: None when it has no manifest. Only
     /// the console's machine is followed; the others run all of theirs, etcd as its member.
     pub fn running(&self, world: &Cluster, machine: Machine, component: &str) -> Option<bool> {

@@ -182,7 +182,7 @@ impl Controllers {
 
     /// The kubelet of the console's machine looks at its manifests (see [`file_source`]).
     pub fn follow_manifests(&mut self, world: &mut Cluster, files: &mut Files) -> Vec<Change> {
-        let Some(machine) = self.first_machine() else {
+        let Some(machine) = self.first_machine().filter(|_| self.file_source.on_files()) else {
             return Vec::new();
         };
         let (node, member) = (machine.node.to_string(), machine.member);
