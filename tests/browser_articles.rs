@@ -38,7 +38,11 @@ fn the_kubeadm_world_runs_the_articles_commands() {
                     vec![MEMBERS.into()],
                 )
                 .await?;
-            assert_eq!(disabled.as_bool(), Some(true), "kubeadm's member count is fixed");
+            assert_eq!(
+                disabled.as_bool(),
+                Some(true),
+                "kubeadm's member count is fixed"
+            );
             page.console("kubectl get pods -n kube-system | grep etcd")
                 .await?;
             let out = page.wait_console_output("etcd-master").await?;
