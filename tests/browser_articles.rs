@@ -6,7 +6,7 @@
 
 mod browser_support;
 
-use browser_support::{story, Harness, Page, Result};
+use browser_support::{story, Harness, Member, Page, Result};
 
 const WORLD: &str = r#"[data-control="world"]"#;
 const MEMBERS: &str = r#"[data-control="members"]"#;
@@ -32,6 +32,11 @@ fn the_kubeadm_world_runs_the_articles_commands() {
             page.wait_count("[data-member]", 3).await?;
             choose_world(&page, "kubeadm").await?;
             page.wait_count("[data-member]", 1).await?;
+            let master: Member = page.wait_single_leader().await?;
+            assert_eq!(
+                master.name, "m1",
+                "the ring names the one member by its slot"
+            );
             let disabled = page
                 .execute(
                     "return document.querySelector(arguments[0]).disabled;",
