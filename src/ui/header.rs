@@ -109,7 +109,7 @@ fn run_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
     let fixed = settings.preset.fixed_members().is_some();
     html! {
         <div class="controls" role="toolbar" aria-label={t(lang, Text::RunControls)}>
-            <label><span class="label-text">{ t(lang, Text::World) }</span>
+            <label class="world"><span class="label-text">{ t(lang, Text::World) }</span>
                 <select data-control="world" onchange={on_world} key={format!("world-{asking}")}>
                     { for Preset::ALL.into_iter().map(|p| html! {
                         <option value={p.name()} selected={p == settings.preset}>{ world_name(lang, p) }</option>
