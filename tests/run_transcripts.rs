@@ -1,4 +1,4 @@
-//! Transcript tests of `raftlab run`: each `tests/testdata/{run,kube}/*.script` is run through the
+//! Transcript tests of `raftlab run`: each `tests/testdata/{run,kube,articles}/*.script` is run through the
 //! real binary with the flags of its first line (`# raftlab run --members 3 --seed 7 --echo`),
 //! and its output must equal the `.out` file beside it. `REWRITE=1 cargo test --test
 //! run_transcripts` blesses new output (then read the diff before committing).
@@ -82,6 +82,13 @@ fn transcripts_match() {
 #[test]
 fn kube_transcripts_match() {
     check_transcripts("kube");
+}
+
+/// The articles' labs (`tests/testdata/articles/`, one script per article section): their
+/// commands exactly as printed, in the kubeadm world (`--world kubeadm`).
+#[test]
+fn article_transcripts_match() {
+    check_transcripts("articles");
 }
 
 /// The same Kubernetes story twice gives byte-identical output: the control plane is

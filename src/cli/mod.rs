@@ -8,7 +8,7 @@ pub mod memory;
 
 use crate::console::trace_file::trace_json;
 use crate::console::{run_script, Session};
-use crate::etcd::{ClusterConfig, Switch};
+use crate::etcd::{ClusterConfig, Preset, Switch};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
@@ -20,12 +20,16 @@ fn usage() -> String {
         .map(|flag| format!(" [{flag}]"))
         .collect();
     let teach = Switch::teaching_names().collect::<Vec<_>>().join(",");
+    let worlds: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
+    let worlds = worlds.join("|");
     format!(
-        "usage: raftlab run [--members N] [--seed S]{switches}
+        "usage: raftlab run [--members N] [--world {worlds}] [--seed S]{switches}
                    [--teach {teach}] [--max-entries-per-msg N]
                    [--echo] [--trace OUT.json] [FILE|-]
 
 Runs a script against a fresh simulated cluster (members m1..mN, default 3; seed default 1).
+--world kubeadm is the articles' lab instead: a kubeadm cluster with Kubernetes up, its
+control-plane machine master (etcd member master, TLS), workers node01 and node02.
 One command per line (`leader` names the current leader wherever a MEMBER goes):
 {verbs}
 With --echo every command is shown as `$ line`, then its output, then `[exit N]` if N != 0.
@@ -57,7 +61,9 @@ fn parse_run(mut parser: lexopt::Parser) -> Result<RunArgs, lexopt::Error> {
             Long("members") | Short('n') => {
                 settings.extend(["--members".into(), parser.value()?.string()?]);
             }
-            Long(name @ ("seed" | "teach" | "max-entries-per-msg" | "quota-backend-bytes")) => {
+            Long(
+                name @ ("seed" | "teach" | "max-entries-per-msg" | "quota-backend-bytes" | "world"),
+            ) => {
                 let flag = format!("--{name}");
                 settings.extend([flag, parser.value()?.string()?]);
             }

@@ -7,12 +7,17 @@ use super::goal::{Baseline, Watch};
 use super::timeline::Timeline;
 use super::transcript::{Finished, Transcript};
 use super::verbs::Awaited;
-use super::{shell, Output};
+use super::{shell, Output, WAIT_LEADER_LIMIT_MS};
 use crate::base::{format_duration, Millis};
 use crate::check::Monitor;
-use crate::etcd::{Cluster, ClusterConfig};
+use crate::etcd::{Cluster, ClusterConfig, Preset};
+use crate::kube::ControlPlane;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+
+/// How long `kubeadm init`'s pods take to be Running and the nodes Ready, before the run's
+/// first command (the articles start from a cluster that is up).
+const KUBEADM_SETTLE_MS: Millis = 30_000;
 
 /// One command that changed the world, and exactly where in the run it was given.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,6 +68,9 @@ pub struct Session {
     /// The condition the command being executed asked to wait for (`wait leader`, `wait
     /// until`), not yet waited for: [`Session::resume`] runs it, as it runs `owed_ms`.
     pub(super) awaited: Option<Awaited>,
+    /// When the run's first command could be given: 0, or once the preset's world is up
+    /// (kubeadm's). Its script starts there.
+    start_ms: Millis,
 }
 
 /// A command whose virtual time is still passing: its output is known, its time not yet run.
@@ -99,7 +107,7 @@ impl Session {
     pub fn new(config: ClusterConfig) -> Session {
         let world = config.build();
         let mut session = Session {
-            timeline: Timeline::new(&world),
+            timeline: Timeline::new(&world, None, &BTreeMap::new()),
             world,
             config,
             history: Vec::new(),
@@ -115,9 +123,39 @@ impl Session {
             mark: None,
             owed_ms: 0,
             awaited: None,
+            start_ms: 0,
         };
+        if session.config.preset == Preset::Kubeadm {
+            session.kubeadm_init();
+        }
         session.mark = Some(session.baseline());
         session
+    }
+
+    /// The articles' lab as `kubeadm init` leaves it: etcd has elected itself, the control
+    /// plane's static pods run from their manifests, the nodes are Ready. Part of the world
+    /// the seed builds, so it is no command of the run (its time is before the first one).
+    fn kubeadm_init(&mut self) {
+        let elected = self
+            .world
+            .run_until_cond(WAIT_LEADER_LIMIT_MS, |w| w.ready_leader().is_some());
+        let cp = elected.then(|| {
+            ControlPlane::kubeadm_init(&mut self.world, &mut self.files, self.config.seed)
+        });
+        if let Some(Ok(cp)) = cp {
+            self.kube = Some(cp);
+        }
+        self.advance_until(self.world.now() + KUBEADM_SETTLE_MS);
+        self.start_ms = self.world.now();
+        self.timeline = Timeline::new(&self.world, self.kube.as_ref(), &self.files);
+    }
+
+    /// The kubelet of the console's machine looks at its manifests after everything that can
+    /// change them or its containers (a command, time passing).
+    pub(super) fn follow_manifests(&mut self) {
+        if let Some(kube) = &mut self.kube {
+            kube.follow_manifests(&mut self.world, &mut self.files);
+        }
     }
 
     /// Every command line run, with its output and times (the newest, bounded).
@@ -163,7 +201,7 @@ impl Session {
     pub fn export_script(&self) -> String {
         let c = &self.config;
         let mut out = format!("# raftlab run {}\n", c.flags());
-        let mut time = 0;
+        let mut time = self.start_ms;
         for entry in &self.history {
             if entry.time_ms > time {
                 let _ = writeln!(out, "wait {}", format_duration(entry.time_ms - time));
@@ -234,6 +272,7 @@ impl Session {
         let outer = std::mem::take(&mut self.owed_ms);
         let outer_awaited = self.awaited.take();
         let out = self.try_execute(line, stdin).unwrap_or_else(Output::error);
+        self.follow_manifests();
         let owed = std::mem::replace(&mut self.owed_ms, outer);
         let awaited = std::mem::replace(&mut self.awaited, outer_awaited);
         let from_ms = self.world.now();

@@ -36,11 +36,17 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    pub fn new(world: &Cluster) -> Timeline {
+    /// A timeline whose first moment is the world as given (a preset's may have Kubernetes up
+    /// and files on its machine already).
+    pub fn new(
+        world: &Cluster,
+        kube: Option<&crate::kube::ControlPlane>,
+        files: &BTreeMap<String, Vec<u8>>,
+    ) -> Timeline {
         let first = Checkpoint {
             world: world.clone(),
-            kube: None,
-            files: BTreeMap::new(),
+            kube: kube.cloned(),
+            files: files.clone(),
             monitor: None,
             vars: crate::console::shell::env::Vars::default(),
             history_len: 0,
@@ -134,12 +140,14 @@ impl Session {
     // kube: the control plane, when up, acts as virtual time passes.
     pub(super) fn advance_until(&mut self, t: Millis) {
         if self.watches_events() {
-            return self.advance_observed(t);
+            self.advance_observed(t);
+        } else {
+            match &mut self.kube {
+                Some(kube) => kube.run_until(&mut self.world, t),
+                None => self.world.run_until(t),
+            }
         }
-        match &mut self.kube {
-            Some(kube) => kube.run_until(&mut self.world, t),
-            None => self.world.run_until(t),
-        }
+        self.follow_manifests();
     }
 
     /// `advance_until`, looking at the watched goal after every event (and every control

@@ -1,4 +1,5 @@
 use super::member::{Applied, LogEvent, Member};
+use super::preset::Preset;
 use super::switches::Switch;
 use crate::base::{Index, MemberId, Millis, Revision, Rng, Term};
 use crate::raft::{ConfChange, ConfChangeOp, Config, Durable, Raft, RaftView, TeachingSwitches};
@@ -40,6 +41,8 @@ pub struct ClusterConfig {
     /// etcd's `--quota-backend-bytes` (0: its 2 GiB default), so that a script can fill a
     /// member's backend and meet the NOSPACE alarm in a few puts.
     pub quota_backend_bytes: i64,
+    /// The world's machines: the ring of `m1..mN`, or the articles' kubeadm cluster.
+    pub preset: Preset,
 }
 
 /// What `raftlab run` and the page start from: three members, seed 1, etcd's defaults.
@@ -64,6 +67,15 @@ impl ClusterConfig {
             net: NetConfig::default(),
             max_entries_per_msg: None,
             quota_backend_bytes: 0,
+            preset: Preset::Members,
+        }
+    }
+
+    /// The articles' kubeadm cluster (`--world kubeadm`): one member, `master`.
+    pub fn kubeadm(seed: u64) -> ClusterConfig {
+        ClusterConfig {
+            preset: Preset::Kubeadm,
+            ..ClusterConfig::new(1, seed)
         }
     }
 
@@ -84,7 +96,10 @@ impl ClusterConfig {
     /// The `raftlab run` flags that rebuild this configuration, as a script header shows them:
     /// `--members 3 --seed 7 --no-pre-vote --teach commit-old-terms`.
     pub fn flags(&self) -> String {
-        let mut out = format!("--members {} --seed {}", self.members, self.seed);
+        let mut out = match self.preset.fixed_members() {
+            Some(_) => format!("--world {} --seed {}", self.preset.name(), self.seed),
+            None => format!("--members {} --seed {}", self.members, self.seed),
+        };
         let differs = Switch::ALL
             .into_iter()
             .filter(|s| s.get(self) != s.on_by_default());
@@ -112,10 +127,15 @@ impl ClusterConfig {
     /// flags applied (`--members 3 --seed 7 --no-pre-vote --teach forget-vote`).
     pub fn with_flags(mut self, words: &[&str]) -> Result<ClusterConfig, String> {
         let mut words = words.iter().copied();
+        let mut members_given = None;
         while let Some(flag) = words.next() {
             let mut value = || words.next().ok_or_else(|| format!("{flag} needs a value"));
             match flag {
-                "--members" => self.members = parse_members(value()?)?,
+                "--members" => {
+                    self.members = parse_members(value()?)?;
+                    members_given = Some(self.members);
+                }
+                "--world" => self.preset = Preset::parse(value()?)?,
                 "--seed" => {
                     let seed = value()?;
                     self.seed = seed.parse().map_err(|_| format!("bad --seed {seed:?}"))?;
@@ -146,6 +166,15 @@ impl ClusterConfig {
                 },
             }
         }
+        if let Some(fixed) = self.preset.fixed_members() {
+            if members_given.is_some_and(|n| n != fixed) {
+                return Err(format!(
+                    "--world {} has {fixed} member; --members cannot change it",
+                    self.preset.name()
+                ));
+            }
+            self.members = fixed;
+        }
         Ok(self)
     }
 
@@ -167,12 +196,11 @@ impl ClusterConfig {
         let mut root = Rng::new(self.seed);
         let ids: Vec<MemberId> = (1..=self.members as u64).map(MemberId).collect();
         let sim_rng = root.split();
-        let cluster = super::simulated_cluster_id(&ids);
         let members = ids
             .iter()
             .map(|id| {
                 let mut member = Member::new(self.raft_config(*id, &ids), root.split());
-                member.identity = super::member::Identity::simulated(*id, cluster);
+                member.identity = self.preset.identity(*id, &ids);
                 member.store_config.quota_backend_bytes = self.quota_backend_bytes;
                 member.store = crate::mvcc::Store::new(member.store_config.clone());
                 (*id, member)
@@ -629,6 +657,40 @@ mod tests {
         );
         assert!(bad(&["--teach", "nope"]).starts_with("unknown teaching switch"));
         assert_eq!(bad(&["--fast"]), "unknown flag \"--fast\"");
+    }
+
+    #[test]
+    fn the_kubeadm_world_is_one_member_named_master_and_its_header_reads_back() {
+        let c = ClusterConfig::default()
+            .with_flags(&["--world", "kubeadm", "--seed", "4"])
+            .unwrap();
+        assert_eq!(c, ClusterConfig::kubeadm(4));
+        assert_eq!(c.flags(), "--world kubeadm --seed 4");
+        let back = ClusterConfig::default()
+            .with_flags(&c.flags().split_whitespace().collect::<Vec<_>>())
+            .unwrap();
+        assert_eq!(back, c);
+        let world = c.build();
+        let member = world.process(MemberId(1)).unwrap();
+        assert_eq!(world.member_ids(), [MemberId(1)]);
+        assert_eq!(member.identity.name, "master");
+        assert_eq!(member.identity.peer_urls, ["https://10.140.0.33:2380"]);
+        assert!(world.serves_tls(MemberId(1)));
+        assert!(!ClusterConfig::default().build().serves_tls(MemberId(1)));
+        let bad = |words: &[&str]| ClusterConfig::default().with_flags(words).unwrap_err();
+        assert_eq!(
+            bad(&["--world", "kubeadm", "--members", "3"]),
+            "--world kubeadm has 1 member; --members cannot change it"
+        );
+        assert_eq!(
+            bad(&["--world", "kind"]),
+            "unknown world \"kind\" (one of: members, kubeadm)"
+        );
+        let one = ["--members", "1", "--world", "kubeadm"];
+        assert_eq!(
+            ClusterConfig::default().with_flags(&one).unwrap().members,
+            1
+        );
     }
 
     #[test]

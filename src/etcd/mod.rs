@@ -9,6 +9,7 @@ mod facts;
 mod member;
 mod partition_view;
 pub mod pki;
+mod preset;
 mod quorum_view;
 mod snapshot_file;
 mod switches;
@@ -33,6 +34,7 @@ pub use member::{
     CLUSTER_VERSION, SERVER_VERSION,
 };
 pub use partition_view::PartitionView;
+pub use preset::{kubeadm, new_data_dir, Preset};
 pub use quorum_view::QuorumView;
 pub use snapshot_file::{snapshot_file_status, SnapshotFileError, SnapshotStatus};
 pub use switches::Switch;

@@ -18,17 +18,17 @@ pub mod view;
 pub mod yaml;
 
 pub use apiserver::{ApiServer, Caller, Subresource, WatchEvent, WatchKind};
-pub use controllers::pod_template_hash;
+pub use controllers::{
+    pod_template_hash, Change, Container, ContainerState, Files, ETCD_DATA_DIR, MANIFEST_DIR,
+};
 pub use meta::{ApiError, Resource};
 
 use crate::base::{Millis, Rng};
-use crate::etcd::Cluster;
+use crate::etcd::{Cluster, Preset};
 use controllers::Controllers;
 
 /// How often the control plane's loops look at the world (virtual time).
 pub const TICK_MS: Millis = 100;
-/// The virtual nodes `kube up` registers.
-pub const NODE_NAMES: [&str; 3] = ["node-1", "node-2", "node-3"];
 
 /// API server, controllers, scheduler and kubelets: what `kube up` starts.
 #[derive(Clone, Debug)]
@@ -36,14 +36,17 @@ pub struct ControlPlane {
     pub api: ApiServer,
     controllers: Controllers,
     next_tick_ms: Millis,
+    /// Its API server's generator's seed: a restarted API server draws from it again.
+    seed: u64,
+    preset: Preset,
 }
 
 impl ControlPlane {
     /// Starts the control plane: the apiserver creates the system namespaces, the kubelets
     /// register their nodes. Fails (with the apiserver's error) when etcd cannot be written.
-    pub fn up(world: &mut Cluster, seed: u64) -> Result<ControlPlane, ApiError> {
+    pub fn up(world: &mut Cluster, seed: u64, preset: Preset) -> Result<ControlPlane, ApiError> {
         let mut api = ApiServer::new(world, Rng::derive(seed, "kube-apiserver"));
-        let controllers = Controllers::new(Rng::derive(seed, "kube-controllers"));
+        let controllers = Controllers::new(Rng::derive(seed, "kube-controllers"), preset);
         // `kube up`'s own writes (the namespaces, the nodes' registration) are journaled
         // under the apiserver's name.
         let bootstrap = Caller::component("kube-apiserver");
@@ -59,6 +62,8 @@ impl ControlPlane {
             api,
             controllers,
             next_tick_ms: world.now(),
+            seed,
+            preset,
         };
         cp.controllers
             .register_nodes(&mut cp.api, &bootstrap, world)?;
@@ -93,6 +98,47 @@ impl ControlPlane {
     pub fn tick_once(&mut self, world: &mut Cluster) {
         self.tick(world);
         self.next_tick_ms = (self.next_tick_ms + TICK_MS).max(world.now());
+    }
+
+    /// `kubeadm init` on the console's machine (`files`): the control plane up as
+    /// [`ControlPlane::up`] starts it, its static pods written as manifests that the
+    /// machine's kubelet follows from then on ([`ControlPlane::follow_manifests`]).
+    pub fn kubeadm_init(
+        world: &mut Cluster,
+        files: &mut Files,
+        seed: u64,
+    ) -> Result<ControlPlane, ApiError> {
+        let mut cp = ControlPlane::up(world, seed, Preset::Kubeadm)?;
+        cp.controllers.init_machine(world, files);
+        Ok(cp)
+    }
+
+    /// The console's machine's kubelet looks at its manifests: pods start and stop as they
+    /// come and go. A restarted API server is a new process: it lists etcd afresh.
+    pub fn follow_manifests(&mut self, world: &mut Cluster, files: &mut Files) {
+        for change in self.controllers.follow_manifests(world, files) {
+            if change == Change::Started("kube-apiserver") {
+                let mut api = ApiServer::new(world, Rng::derive(self.seed, "kube-apiserver"));
+                api.encryption = self.api.encryption.take();
+                api.event_ttl_ms = self.api.event_ttl_ms;
+                self.api = api;
+            }
+        }
+    }
+
+    /// Whether the API server answers (its static pod runs).
+    pub fn serving(&self) -> bool {
+        self.controllers.serving("kube-apiserver")
+    }
+
+    /// Where kubectl reaches the API server (`host:port`).
+    pub fn address(&self) -> &'static str {
+        self.preset.api_server()
+    }
+
+    /// The static pods' containers on the console's machine (kubeadm), newest first.
+    pub fn containers(&self) -> Vec<&Container> {
+        self.controllers.containers()
     }
 
     /// Every node: the control plane's (one per etcd member), then the workers.

@@ -6,7 +6,7 @@ use super::apiserver::{ApiServer, Caller, EventNote, Subresource, WatchKind};
 use super::meta::{self, CONFIGMAPS, DEPLOYMENTS};
 use super::ControlPlane;
 use crate::base::Rng;
-use crate::etcd::{Cluster, ClusterConfig};
+use crate::etcd::{Cluster, ClusterConfig, Preset};
 use serde_json::json;
 
 /// What the tests' own requests are journaled as (the apiserver's own name).
@@ -23,7 +23,7 @@ fn world() -> Cluster {
 #[test]
 fn create_get_update_delete_follow_mod_revisions_and_conflicts() {
     let mut w = world();
-    let mut cp = ControlPlane::up(&mut w, 1).unwrap();
+    let mut cp = ControlPlane::up(&mut w, 1, Preset::Members).unwrap();
     let api = &mut cp.api;
     let cm = json!({"metadata": {"name": "cfg"}, "data": {"a": "1"}});
     let created = api
@@ -131,7 +131,7 @@ fn watches_resume_from_a_resource_version_and_expire_after_compaction() {
 #[test]
 fn a_deployment_converges_and_pods_carry_owner_references() {
     let mut w = world();
-    let mut cp = ControlPlane::up(&mut w, 7).unwrap();
+    let mut cp = ControlPlane::up(&mut w, 7, Preset::Members).unwrap();
     let d = json!({"metadata": {"name": "web"}, "spec": {"replicas": 3,
         "selector": {"matchLabels": {"app": "web"}},
         "template": {"metadata": {"labels": {"app": "web"}},
@@ -162,7 +162,7 @@ fn a_deployment_converges_and_pods_carry_owner_references() {
 #[test]
 fn leader_election_leases_lapse_without_quorum_and_return_with_it() {
     let mut w = world();
-    let mut cp = ControlPlane::up(&mut w, 1).unwrap();
+    let mut cp = ControlPlane::up(&mut w, 1, Preset::Members).unwrap();
     let until = w.now() + 5_000;
     cp.run_until(&mut w, until);
     assert_eq!(
@@ -198,7 +198,7 @@ fn leader_election_leases_lapse_without_quorum_and_return_with_it() {
 #[test]
 fn repeated_events_are_aggregated_and_expire_with_their_etcd_lease() {
     let mut w = world();
-    let mut cp = ControlPlane::up(&mut w, 1).unwrap();
+    let mut cp = ControlPlane::up(&mut w, 1, Preset::Members).unwrap();
     let api = &mut cp.api;
     let cm = api
         .create(
@@ -258,7 +258,7 @@ fn repeated_events_are_aggregated_and_expire_with_their_etcd_lease() {
 fn the_journal_names_the_raft_entry_that_carried_each_write() {
     use crate::etcd::{Proposal, Request, RequestOp};
     let mut w = world();
-    let mut cp = ControlPlane::up(&mut w, 1).unwrap();
+    let mut cp = ControlPlane::up(&mut w, 1, Preset::Members).unwrap();
     let kubectl = Caller::kubectl("kubectl create configmap cfg".into());
     cp.api
         .create(
@@ -319,7 +319,7 @@ fn typed_objects_round_trip_every_cached_object_exactly() {
         assert_eq!(&objects::to_value(&typed), v);
     }
     let mut w = world();
-    let mut cp = ControlPlane::up(&mut w, 7).unwrap();
+    let mut cp = ControlPlane::up(&mut w, 7, Preset::Members).unwrap();
     let d = json!({"metadata": {"name": "web"}, "spec": {"replicas": 3,
         "selector": {"matchLabels": {"app": "web"}},
         "template": {"metadata": {"labels": {"app": "web"}},

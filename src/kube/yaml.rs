@@ -151,10 +151,14 @@ fn quote(s: &str) -> String {
     if ambiguous || s.contains('\n') || s.contains('\t') {
         return serde_json::to_string(s).unwrap_or_default();
     }
+    // go-yaml's emitter: `-`, `?` and `:` start a plain scalar unless a blank (or the end)
+    // follows them (`--name=master` stays plain).
+    let indicator_then_blank =
+        s.starts_with(['-', '?', ':']) && s[1..].chars().next().is_none_or(|c| c == ' ');
     let special = s.starts_with([
-        ' ', '-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%',
-        '@', '`',
-    ]) || s.ends_with(' ')
+        ' ', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`',
+    ]) || indicator_then_blank
+        || s.ends_with(' ')
         || s.ends_with(':')
         || s.contains(": ")
         || s.contains(" #");
@@ -178,6 +182,17 @@ fn looks_like_timestamp(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_leading_dash_is_plain_unless_a_blank_follows_it() {
+        // As kubeadm's manifests and `kubectl get -o yaml` print commands.
+        assert_eq!(quote("--name=master"), "--name=master");
+        assert_eq!(quote("-"), "'-'");
+        assert_eq!(quote("- x"), "'- x'");
+        assert_eq!(quote("? x"), "'? x'");
+        assert_eq!(quote(":x"), ":x");
+        assert_eq!(quote("#x"), "'#x'");
+    }
 
     #[test]
     fn yaml_and_json_manifests_parse_to_the_same_value() {

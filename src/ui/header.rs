@@ -5,6 +5,7 @@ use super::i18n::{t, Text};
 use super::lab::{Lab, Msg};
 use super::page::Dispatch;
 use super::view::{Action, View};
+use crate::etcd::Preset;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -92,15 +93,32 @@ fn run_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
             }
         })
     };
+    let on_world = {
+        let d = d.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            if let Ok(preset) = Preset::parse(&select.value()) {
+                d.dispatch(Msg::SetWorld(preset));
+            }
+        })
+    };
     let on_seed = {
         let d = d.clone();
         Callback::from(move |seed: u64| d.dispatch(Msg::SetSeed(seed)))
     };
+    let fixed = settings.preset.fixed_members().is_some();
     html! {
         <div class="controls" role="toolbar" aria-label={t(lang, Text::RunControls)}>
+            <label class="world"><span class="label-text">{ t(lang, Text::World) }</span>
+                <select data-control="world" onchange={on_world} key={format!("world-{asking}")}>
+                    { for Preset::ALL.into_iter().map(|p| html! {
+                        <option value={p.name()} selected={p == settings.preset}>{ world_name(lang, p) }</option>
+                    }) }
+                </select>
+            </label>
             <label><span class="label-text">{ t(lang, Text::MemberCount) }</span>
                 // Keyed by the restart question: a "no" puts back the run's own value.
-                <select data-control="members" onchange={on_members} key={format!("members-{asking}")}>
+                <select data-control="members" onchange={on_members} key={format!("members-{asking}")} disabled={fixed}>
                     { for (1..=crate::etcd::MAX_MEMBERS).map(|n| html! {
                         <option value={n.to_string()} selected={n == settings.members}>{ n }</option>
                     }) }
@@ -118,6 +136,13 @@ fn run_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
                 onclick={send(d, move || Action::SetPresenter(!presenter).into())}>{ t(lang, Text::Presenter) }</button>
             <button data-action="lang" onclick={send(d, move || Action::SetLang(lang.other()).into())}>{ t(lang, Text::Language) }</button>
         </div>
+    }
+}
+
+fn world_name(lang: super::i18n::Lang, preset: Preset) -> &'static str {
+    match preset {
+        Preset::Members => t(lang, Text::WorldMembers),
+        Preset::Kubeadm => t(lang, Text::WorldKubeadm),
     }
 }
 

@@ -36,6 +36,7 @@ pub const KEPT_IN_ENGLISH: &[&str] = &[
     "InstallSnapshot",
     // The tools and the API the articles use by name.
     "etcd",
+    "kubeadm",
     "Kubernetes",
     "API Server",
     "Deployment",
@@ -148,6 +149,9 @@ texts! {
     Speed => ("Speed", "速度"),
     Members => ("Members", "成員"),
     MemberCount => ("Members", "成員數"),
+    World => ("World", "環境"),
+    WorldMembers => ("members m1, m2, …", "成員 m1、m2…"),
+    WorldKubeadm => ("kubeadm, as in the articles", "kubeadm，如文章所示"),
     Seed => ("Seed", "種子"),
     Reset => ("Reset", "重設"),
     Kill => ("Kill", "終止"),

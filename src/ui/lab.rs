@@ -171,6 +171,8 @@ pub enum Msg {
     TogglePlay,
     Step,
     SetMembers(usize),
+    /// The world the run starts from: the ring of members, or the articles' kubeadm cluster.
+    SetWorld(crate::etcd::Preset),
     SetSeed(u64),
     SetSwitch(Switch, bool),
     Reset,
@@ -212,6 +214,7 @@ impl Msg {
         matches!(
             self,
             Msg::SetMembers(_)
+                | Msg::SetWorld(_)
                 | Msg::SetSeed(_)
                 | Msg::SetSwitch(..)
                 | Msg::Reset
@@ -469,7 +472,11 @@ impl Lab {
                 self.observe();
                 return Action::Pause;
             }
-            Msg::SetMembers(_) | Msg::SetSeed(_) | Msg::SetSwitch(..) | Msg::Reset => {
+            Msg::SetMembers(_)
+            | Msg::SetWorld(_)
+            | Msg::SetSeed(_)
+            | Msg::SetSwitch(..)
+            | Msg::Reset => {
                 let _ = self.lessons.apply(LessonMsg::Close); // the lesson's world is gone
                 self.restart(next_settings(&self.settings, &msg));
                 return Action::NewRun;
@@ -840,6 +847,12 @@ fn next_settings(current: &Settings, msg: &Msg) -> Settings {
     let mut next = current.clone();
     match msg {
         Msg::SetMembers(n) => next.members = (*n).clamp(1, crate::etcd::MAX_MEMBERS),
+        Msg::SetWorld(preset) => {
+            next.preset = *preset;
+            next.members = preset
+                .fixed_members()
+                .unwrap_or(Settings::default().members);
+        }
         Msg::SetSeed(seed) => next.seed = *seed,
         Msg::SetSwitch(switch, on) => switch.set(&mut next, *on),
         _ => {}
@@ -1331,6 +1344,31 @@ mod tests {
         }
         assert_eq!(lab.transcript().len(), TRANSCRIPT_KEEP);
         assert_eq!(lab.transcript()[0].line, "etcdctl put k5 v");
+    }
+
+    #[test]
+    fn the_world_choice_starts_the_articles_kubeadm_cluster_and_back() {
+        let mut lab = lab();
+        assert_eq!(
+            lab.apply(Msg::SetWorld(crate::etcd::Preset::Kubeadm)),
+            Action::NewRun
+        );
+        assert_eq!(lab.settings().flags(), "--world kubeadm --seed 1");
+        lab.apply(Msg::Command(
+            "kubectl get pods -n kube-system | grep etcd".into(),
+        ));
+        let pods = lab
+            .session()
+            .transcript()
+            .last()
+            .map(|e| e.stdout.clone())
+            .unwrap_or_default();
+        assert!(pods.starts_with("etcd-master "), "{pods:?}");
+        assert_eq!(
+            lab.apply(Msg::SetWorld(crate::etcd::Preset::Members)),
+            Action::NewRun
+        );
+        assert_eq!(lab.settings().flags(), "--members 3 --seed 1");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use crate::base::parse_duration;
 use crate::console::script;
-use crate::etcd::{parse_members, ClusterConfig, Switch, MAX_MEMBERS};
+use crate::etcd::{parse_members, ClusterConfig, Preset, Switch, MAX_MEMBERS};
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -49,6 +49,9 @@ fn switch_by_key(key: &str) -> Option<Switch> {
 pub fn encode(shared: &Shared) -> String {
     let s = &shared.settings;
     let mut out = format!("v=1&members={}&seed={}", s.members, s.seed);
+    if s.preset != Preset::default() {
+        out.push_str(&format!("&world={}", s.preset.name()));
+    }
     for switch in Switch::ALL {
         out.push_str(&format!("&{}={}", switch.name(), u8::from(switch.get(s))));
     }
@@ -86,6 +89,7 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, String> {
                     .parse()
                     .map_err(|_| format!("seed must be a whole number, not {value:?}"))?;
             }
+            "world" => settings.preset = Preset::parse(&value)?,
             "script" => script = Some(value),
             // Read by `decode_lessons`: a link that carries a lesson still replays its run.
             LESSON_KEY | DONE_KEY => {}
@@ -103,6 +107,9 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, String> {
     }
     if version.as_deref() != Some("1") {
         return Err("not a Raft Lab link (no v=1)".into());
+    }
+    if let Some(n) = settings.preset.fixed_members() {
+        settings.members = n;
     }
     let script = script.unwrap_or_default();
     check_script(&script)?;
@@ -353,6 +360,31 @@ mod tests {
         assert!(
             check_import("wait 2h\n").is_err(),
             "check_script's limits still hold"
+        );
+    }
+
+    #[test]
+    fn a_link_carries_the_kubeadm_world() {
+        let shared = Shared {
+            settings: ClusterConfig::kubeadm(5),
+            script: "kubectl get nodes\n".into(),
+        };
+        let link = encode(&shared);
+        assert!(
+            link.starts_with("v=1&members=1&seed=5&world=kubeadm&"),
+            "{link}"
+        );
+        assert_eq!(decode(&link).unwrap().unwrap().settings, shared.settings);
+        let ring = encode(&Shared {
+            settings: ClusterConfig::default(),
+            script: String::new(),
+        });
+        assert!(!ring.contains("world="), "{ring}");
+        let read = decode("v=1&world=kubeadm&members=3").unwrap().unwrap();
+        assert_eq!(read.settings.members, 1, "the world fixes its members");
+        assert_eq!(
+            decode("v=1&world=kind").unwrap_err(),
+            "unknown world \"kind\" (one of: members, kubeadm)"
         );
     }
 

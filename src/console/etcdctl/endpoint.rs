@@ -49,7 +49,7 @@ pub fn resolve(world: &Cluster, endpoint: &str, tls: &ClientTls) -> Target {
     let Some(m) = member else {
         return Target::Nowhere;
     };
-    match tls::handshake(tls, dials_tls, serves_tls(world, m)) {
+    match tls::handshake(tls, dials_tls, world.serves_tls(m)) {
         Ok(()) => Target::Member(m),
         Err(refusal) => Target::Refused(m, refusal),
     }
@@ -60,14 +60,6 @@ fn client_urls(world: &Cluster, m: MemberId) -> Vec<String> {
     world
         .process(m)
         .map_or_else(|| vec![client_url(m)], |p| p.identity.client_urls.clone())
-}
-
-/// A member serves TLS when it advertises `https://` client URLs: then it is kubeadm's,
-/// serving the PKI of `crate::etcd::pki` and asking clients for certificates.
-pub fn serves_tls(world: &Cluster, m: MemberId) -> bool {
-    client_urls(world, m)
-        .iter()
-        .any(|u| u.starts_with("https://"))
 }
 
 fn named(world: &Cluster, host: &str) -> Option<MemberId> {

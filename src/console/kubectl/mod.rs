@@ -38,8 +38,12 @@ impl KubectlOutput {
     }
 }
 
-const REFUSED: &str =
-    "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n";
+/// What kubectl says when nothing listens at `server` (`localhost:8080` without a
+/// kubeconfig; kubeadm's admin.conf names the control-plane machine's port 6443).
+pub fn refused(server: &str) -> String {
+    format!("The connection to the server {server} was refused - did you specify the right host or port?\n")
+}
+
 /// How long `rollout status` and `delete` wait at most (virtual time).
 const WAIT_LIMIT_MS: Millis = 300_000;
 /// How long a streaming command runs in a script: the next 2 s of virtual time, as if
@@ -153,8 +157,11 @@ pub fn kubectl(
         };
     }
     let Some(cp) = cp else {
-        return KubectlOutput::failure(REFUSED.into());
+        return KubectlOutput::failure(refused(crate::etcd::Preset::Members.api_server()));
     };
+    if !cp.serving() {
+        return KubectlOutput::failure(refused(cp.address()));
+    }
     let mut ctx = Ctx {
         caller: Caller::kubectl(command_line(args)),
         cp,

@@ -14,7 +14,7 @@ pub fn kube(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
         ["apiserver", ref flags @ ..] if !flags.is_empty() => apiserver(s, flags, call.line),
         ["up"] if s.kube.is_some() => Err("kube: the control plane is already up".into()),
         ["up"] => {
-            let kube = ControlPlane::up(&mut s.world, s.config.seed)
+            let kube = ControlPlane::up(&mut s.world, s.config.seed, s.config.preset)
                 .map_err(|e| format!("kube up: {}", e.message))?;
             s.kube = Some(kube);
             s.record(call.line);

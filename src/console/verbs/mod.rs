@@ -3,6 +3,7 @@
 //! typed values, then acts on the session.
 
 mod cluster;
+mod crictl;
 mod expect;
 mod kube;
 mod network;
@@ -103,6 +104,7 @@ pub static VERBS: &[Verb] = &[
     tool("etcdctl", "etcdctl [flags] COMMAND", "etcd's client (3.4)", tools::etcdctl),
     tool("etcdutl", "etcdutl COMMAND", "etcd's offline tool: snapshot status, restore", tools::etcdutl),
     tool("kubectl", "kubectl COMMAND [flags]", "the Kubernetes client (after kube up)", tools::kubectl),
+    tool("crictl", "crictl ps [-a] [-q] [--name REGEX]", "the containers on this machine (the kubeadm world's master)", crictl::crictl),
     sim("kube", "kube up | kube down | kube apiserver [--encryption-provider-config FILE] [--event-ttl DURATION] | kube stop-kubelet|start-kubelet NODE | kube trace", "the mock Kubernetes control plane", kube::kube),
     sim("wait", "wait leader | wait DURATION | wait until GOAL", "let virtual time pass (until: until an expect goal holds)", cluster::wait),
     printer("status", "status [-w json]", "every member's role, term, vote, commit and log", cluster::status),

@@ -2,14 +2,13 @@
 //! the pods bound to its node (sandbox, image pull, start; stop after a graceful delete).
 
 use super::informers::{Informers, Listed};
-use super::static_pods::{control_plane_ip, CONTROL_PLANE_TAINT};
+use super::static_pods::CONTROL_PLANE_TAINT;
 use super::{edit, event, micro_time, soft, Tick};
 use crate::base::{Millis, Rng};
-use crate::etcd::Cluster;
+use crate::etcd::{Cluster, Preset};
 use crate::kube::apiserver::{ApiServer, Caller, Subresource};
 use crate::kube::meta::{self, LEASES, NODES, PODS};
 use crate::kube::objects::{self, ContainerStatus, Pod};
-use crate::kube::NODE_NAMES;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -39,6 +38,8 @@ pub struct Kubelets {
     next_lease_renew_ms: Millis,
     /// Pod IPs handed out per node.
     next_ip: BTreeMap<String, u32>,
+    /// Each registered node's address (its pods' hostIP).
+    node_ips: BTreeMap<String, String>,
 }
 
 fn caller() -> Caller {
@@ -59,24 +60,25 @@ impl Kubelets {
     }
 
     /// Registers the Node objects and node Leases: the control-plane nodes (tainted), then
-    /// the workers.
+    /// the preset's workers.
     pub fn register(
         &mut self,
         api: &mut ApiServer,
         caller: &Caller,
         world: &mut Cluster,
-        control_plane: &[String],
+        (preset, control_plane): (Preset, &[String]),
     ) -> Tick {
         let control = control_plane.iter().enumerate().map(|(i, n)| {
             let cidr = format!("10.244.{}.0/24", 100 + i);
-            (n.clone(), true, control_plane_ip(i), cidr)
+            (n.clone(), true, preset.control_plane_ip(i), cidr)
         });
-        let workers = NODE_NAMES.iter().enumerate().map(|(i, n)| {
+        let workers = preset.workers().iter().enumerate().map(|(i, (n, ip))| {
             let cidr = format!("10.244.{}.0/24", i + 1);
-            (n.to_string(), false, format!("172.18.0.{}", i + 2), cidr)
+            (n.to_string(), false, ip.to_string(), cidr)
         });
         let nodes: Vec<(String, bool, String, String)> = control.chain(workers).collect();
         for (node, control_plane, ip, cidr) in nodes {
+            self.node_ips.insert(node.clone(), ip.clone());
             let now = world.now();
             let obj = node_object(&node, control_plane, &ip, &cidr, now);
             soft(api.create(caller, world, &NODES, obj))?;
@@ -153,7 +155,10 @@ impl Kubelets {
                 continue;
             }
             match step {
-                PodStep::Create => pod_create(api, world, &value, &pod)?,
+                PodStep::Create => {
+                    let host_ip = self.node_ips.get(pod.node_name()).cloned();
+                    pod_create(api, world, (&value, &pod), &host_ip.unwrap_or_default())?
+                }
                 PodStep::Start => self.pod_start(api, world, (&value, &pod), rng)?,
                 PodStep::Remove => pod_remove(api, world, &value, &pod)?,
             }
@@ -289,9 +294,13 @@ fn node_object(node: &str, control_plane: bool, ip: &str, cidr: &str, now: Milli
 }
 
 /// Sandbox created, images being pulled: `Pending`, containers `ContainerCreating`.
-fn pod_create(api: &mut ApiServer, world: &mut Cluster, involved: &Value, pod: &Pod) -> Tick {
+fn pod_create(
+    api: &mut ApiServer,
+    world: &mut Cluster,
+    (involved, pod): (&Value, &Pod),
+    host_ip: &str,
+) -> Tick {
     let t = meta::timestamp(world.now());
-    let host_ip = node_ip(pod.node_name());
     let names: Vec<&str> = pod.containers().iter().map(|c| c.name.as_str()).collect();
     let waiting: Vec<Value> = pod
         .containers()
@@ -385,9 +394,4 @@ fn running_status(c: &objects::Container, uid: &str, t: &str) -> ContainerStatus
         "ready": true, "restartCount": 0, "started": true, "lastState": {},
         "state": {"running": {"startedAt": t}}});
     objects::from_value(&status).unwrap_or_default()
-}
-
-fn node_ip(node: &str) -> String {
-    let index = node.trim_start_matches("node-").parse::<u32>().unwrap_or(1);
-    format!("172.18.0.{}", index + 1)
 }

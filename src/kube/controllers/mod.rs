@@ -6,6 +6,7 @@
 //! holds its leader-election Lease.
 
 mod deployment;
+mod file_source;
 mod garbage_collector;
 mod informers;
 mod kubelet;
@@ -17,13 +18,13 @@ mod scheduler;
 mod static_pods;
 
 pub use deployment::pod_template_hash;
+pub use file_source::{Change, Container, ContainerState, Files, ETCD_DATA_DIR, MANIFEST_DIR};
 
 use super::apiserver::{ApiServer, Caller, EventNote};
 use super::meta::{self, ApiError};
 use super::objects::{self, OwnerReference};
-use super::NODE_NAMES;
 use crate::base::{MemberId, Millis, Rng};
-use crate::etcd::Cluster;
+use crate::etcd::{Cluster, Preset};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
@@ -33,8 +34,12 @@ pub struct Controllers {
     /// One generator for every loop's random draws, so a seed gives the same run only while
     /// the loops draw in the same order (the tick order below).
     rng: Rng,
+    /// Whose machines these are: the ring's or the articles' kubeadm cluster.
+    preset: Preset,
     /// The control-plane nodes, one per etcd member at `kube up` (kubeadm's stacked etcd).
     control_plane: Vec<(String, MemberId)>,
+    /// The manifests and containers of the console's machine, when it is a node (kubeadm).
+    file_source: file_source::FileSource,
     kubelets: kubelet::Kubelets,
     node_lifecycle: node_lifecycle::NodeLifecycle,
     scheduler: scheduler::Scheduler,
@@ -112,10 +117,12 @@ fn micro_time(ms: Millis) -> String {
 }
 
 impl Controllers {
-    pub fn new(rng: Rng) -> Controllers {
+    pub fn new(rng: Rng, preset: Preset) -> Controllers {
         Controllers {
             rng,
+            preset,
             control_plane: Vec::new(),
+            file_source: file_source::FileSource::default(),
             kubelets: kubelet::Kubelets::default(),
             node_lifecycle: node_lifecycle::NodeLifecycle::default(),
             scheduler: scheduler::Scheduler::default(),
@@ -131,7 +138,7 @@ impl Controllers {
         self.control_plane
             .iter()
             .map(|(n, _)| n.clone())
-            .chain(NODE_NAMES.iter().map(|n| n.to_string()))
+            .chain(self.preset.workers().iter().map(|(n, _)| n.to_string()))
             .collect()
     }
 
@@ -144,24 +151,75 @@ impl Controllers {
         caller: &Caller,
         world: &mut Cluster,
     ) -> Tick {
+        // A machine is called as its member is (`--name`): m1, or kubeadm's master.
         self.control_plane = world
-            .member_ids()
-            .into_iter()
-            .filter(|m| !world.is_removed(*m))
-            .map(|m| (m.to_string(), m))
+            .processes()
+            .filter(|(m, _)| !world.is_removed(*m))
+            .map(|(m, p)| (p.identity.name.clone(), m))
             .collect();
         let control_plane: Vec<String> =
             self.control_plane.iter().map(|(n, _)| n.clone()).collect();
-        self.kubelets.register(api, caller, world, &control_plane)
+        self.kubelets
+            .register(api, caller, world, (self.preset, &control_plane))
+    }
+
+    /// The first control-plane machine: the console's own in the kubeadm world.
+    fn first_machine(&self) -> Option<static_pods::Machine<'_>> {
+        let (node, member) = self.control_plane.first()?;
+        Some(static_pods::Machine {
+            node,
+            member: *member,
+            index: 0,
+        })
+    }
+
+    /// `kubeadm init` on the first machine: its manifests and etcd's data dir written into
+    /// `files`, and its kubelet following them from now on.
+    pub fn init_machine(&mut self, world: &mut Cluster, files: &mut Files) {
+        if let Some(machine) = self.first_machine() {
+            let source = file_source::FileSource::init(world, files, self.preset, machine);
+            self.file_source = source;
+        }
+    }
+
+    /// The kubelet of the console's machine looks at its manifests (see [`file_source`]).
+    pub fn follow_manifests(&mut self, world: &mut Cluster, files: &mut Files) -> Vec<Change> {
+        let Some(machine) = self.first_machine().filter(|_| self.file_source.on_files()) else {
+            return Vec::new();
+        };
+        let (node, member) = (machine.node.to_string(), machine.member);
+        let machine = static_pods::Machine {
+            node: &node,
+            member,
+            index: 0,
+        };
+        self.file_source.follow(world, files, self.preset, machine)
+    }
+
+    /// Whether a control-plane component runs (a static pod whose manifest was moved away
+    /// does not).
+    pub fn serving(&self, component: &str) -> bool {
+        self.file_source.serving(component)
+    }
+
+    /// The static pods' containers on the console's machine (kubeadm), newest first.
+    pub fn containers(&self) -> Vec<&Container> {
+        self.file_source.containers()
     }
 
     /// One round of every loop, in a fixed order. The kubelets run on their nodes whatever
     /// happens to the control plane, and the control plane's components are processes of their
     /// own: a failing kubelet round does not stop them from trying.
+    /// Without an API server nothing of this can be done (the kubelets' own containers go on;
+    /// [`Controllers::follow_manifests`]).
     pub fn tick(&mut self, api: &mut ApiServer, world: &mut Cluster) {
+        if !self.serving("kube-apiserver") {
+            return;
+        }
         let _ = self.kubelet_round(api, world);
-        let scheduling = self.scheduler_lease.elect(api, world);
-        let managing = self.controller_manager_lease.elect(api, world);
+        let scheduling = self.serving("kube-scheduler") && self.scheduler_lease.elect(api, world);
+        let managing = self.serving("kube-controller-manager")
+            && self.controller_manager_lease.elect(api, world);
         let _ = self.control_round(api, world, scheduling, managing);
     }
 
@@ -174,7 +232,13 @@ impl Controllers {
         self.kubelets
             .sync_pods(api, world, &mut self.rng, informers)?;
         api.sync(world);
-        static_pods::sync(api, world, &self.control_plane, &self.kubelets, informers)?;
+        static_pods::sync(
+            api,
+            world,
+            (self.preset, &self.control_plane),
+            (&self.kubelets, &self.file_source),
+            informers,
+        )?;
         api.sync(world);
         Ok(())
     }

@@ -277,7 +277,7 @@ mod tests {
     fn cost(replicas: u64, seconds: u64, warm_s: u64) -> (i64, u64, usize) {
         let mut w = ClusterConfig::new(3, 1).build();
         assert!(w.run_until_cond(10_000, |c| c.ready_leader().is_some()));
-        let mut cp = ControlPlane::up(&mut w, 1).expect("kube up");
+        let mut cp = ControlPlane::up(&mut w, 1, crate::etcd::Preset::Members).expect("kube up");
         let web = json!({"metadata": {"name": "web"}, "spec": {"replicas": replicas,
             "selector": {"matchLabels": {"app": "web"}},
             "template": {"metadata": {"labels": {"app": "web"}},

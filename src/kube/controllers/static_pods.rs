@@ -6,11 +6,12 @@
 //! etcd container as the member is: killed, it is `CrashLoopBackOff` and not ready; restarted,
 //! it runs again with one more restart. A deleted mirror pod is recreated (the manifest stays).
 
+use super::file_source::FileSource;
 use super::informers::Informers;
 use super::kubelet::Kubelets;
 use super::{event, soft, Tick};
 use crate::base::MemberId;
-use crate::etcd::Cluster;
+use crate::etcd::{Cluster, Preset};
 use crate::kube::apiserver::{ApiServer, Caller, Subresource};
 use crate::kube::meta::{self, NODES, PODS};
 use crate::kube::objects::Pod;
@@ -19,96 +20,219 @@ use serde_json::{json, Value};
 pub const CONTROL_PLANE_TAINT: &str = "node-role.kubernetes.io/control-plane";
 const ETCD_IMAGE: &str = "registry.k8s.io/etcd:3.4.23-0";
 const KUBE_VERSION: &str = "v1.31.0";
+/// Where kubeadm puts the certificates etcd and its clients use.
+const PKI: &str = "/etc/kubernetes/pki";
 
-/// A control-plane node's address (workers are 172.18.0.2-4).
-pub fn control_plane_ip(index: usize) -> String {
-    format!("172.18.0.{}", 10 + index)
+/// One static pod as its manifest gives it.
+pub(super) struct StaticPod {
+    pub component: &'static str,
+    pub image: String,
+    pub command: Vec<String>,
 }
 
-/// One static pod manifest: (component, container image, command).
-fn manifests(
-    node: &str,
-    member: MemberId,
-    first: bool,
+/// A control-plane machine: its node, its etcd member, and where it is in the list.
+#[derive(Clone, Copy)]
+pub(super) struct Machine<'a> {
+    pub node: &'a str,
+    pub member: MemberId,
+    pub index: usize,
+}
+
+/// The static pods of `machine`: etcd on every one, the rest of the control plane on the
+/// first; `etcd_urls` is the API server's `--etcd-servers`.
+pub(super) fn static_pods(
+    world: &Cluster,
+    preset: Preset,
+    machine: Machine,
     etcd_urls: &str,
-    ip: &str,
-) -> Vec<(&'static str, String, Vec<String>)> {
-    let mut pods = vec![(
-        "etcd",
-        ETCD_IMAGE.to_string(),
-        vec![
-            "etcd".into(),
-            format!(
-                "--advertise-client-urls={}",
-                crate::etcd::client_url(member)
-            ),
-            "--data-dir=/var/lib/etcd".into(),
-            format!(
-                "--initial-advertise-peer-urls={}",
-                crate::etcd::peer_url(member)
-            ),
-            format!("--listen-client-urls={}", crate::etcd::client_url(member)),
-            format!("--listen-peer-urls={}", crate::etcd::peer_url(member)),
-            format!("--name={node}"),
-            "--snapshot-count=10000".into(),
-        ],
-    )];
-    if first {
-        pods.push((
-            "kube-apiserver",
-            format!("registry.k8s.io/kube-apiserver:{KUBE_VERSION}"),
-            vec![
-                "kube-apiserver".into(),
-                format!("--advertise-address={ip}"),
-                format!("--etcd-servers={etcd_urls}"),
-                "--event-ttl=1h0m0s".into(),
-                "--secure-port=6443".into(),
-            ],
-        ));
-        pods.push((
-            "kube-controller-manager",
-            format!("registry.k8s.io/kube-controller-manager:{KUBE_VERSION}"),
-            vec![
+) -> Vec<StaticPod> {
+    let image = |c: &str| format!("registry.k8s.io/{c}:{KUBE_VERSION}");
+    let mut pods = vec![StaticPod {
+        component: "etcd",
+        image: ETCD_IMAGE.to_string(),
+        command: etcd_command(world, preset, machine),
+    }];
+    if machine.index == 0 {
+        let ip = preset.control_plane_ip(machine.index);
+        pods.push(StaticPod {
+            component: "kube-apiserver",
+            image: image("kube-apiserver"),
+            command: apiserver_command(preset, &ip, etcd_urls),
+        });
+        pods.push(StaticPod {
+            component: "kube-controller-manager",
+            image: image("kube-controller-manager"),
+            command: vec![
                 "kube-controller-manager".into(),
                 "--leader-elect=true".into(),
                 "--node-monitor-grace-period=40s".into(),
             ],
-        ));
-        pods.push((
-            "kube-scheduler",
-            format!("registry.k8s.io/kube-scheduler:{KUBE_VERSION}"),
-            vec!["kube-scheduler".into(), "--leader-elect=true".into()],
-        ));
+        });
+        pods.push(StaticPod {
+            component: "kube-scheduler",
+            image: image("kube-scheduler"),
+            command: vec!["kube-scheduler".into(), "--leader-elect=true".into()],
+        });
     }
     pods
 }
 
+/// etcd's flags from the member's identity; kubeadm's add its certificates and the
+/// `--initial-cluster` that a restore must repeat.
+fn etcd_command(world: &Cluster, preset: Preset, machine: Machine) -> Vec<String> {
+    let member = machine.member;
+    let identity = world.process(member).map(|m| m.identity.clone());
+    let (name, peers, clients) = match identity {
+        Some(i) => (i.name, i.peer_urls.join(","), i.client_urls.join(",")),
+        None => (
+            machine.node.to_string(),
+            crate::etcd::peer_url(member),
+            crate::etcd::client_url(member),
+        ),
+    };
+    let tls = preset.tls();
+    let listen_clients = if tls {
+        crate::etcd::kubeadm::LISTEN_CLIENT_URLS.to_string()
+    } else {
+        clients.clone()
+    };
+    let mut flags = vec![
+        ("advertise-client-urls", clients),
+        ("data-dir", super::file_source::ETCD_DATA_DIR.to_string()),
+        ("initial-advertise-peer-urls", peers.clone()),
+        ("listen-client-urls", listen_clients),
+        ("listen-peer-urls", peers.clone()),
+        ("name", name.clone()),
+        ("snapshot-count", "10000".to_string()),
+    ];
+    if tls {
+        let etcd_pki = |f: &str| format!("{PKI}/etcd/{f}");
+        flags.extend([
+            ("cert-file", etcd_pki("server.crt")),
+            ("client-cert-auth", "true".to_string()),
+            ("initial-cluster", format!("{name}={peers}")),
+            ("key-file", etcd_pki("server.key")),
+            ("listen-metrics-urls", "http://127.0.0.1:2381".to_string()),
+            ("peer-cert-file", etcd_pki("peer.crt")),
+            ("peer-client-cert-auth", "true".to_string()),
+            ("peer-key-file", etcd_pki("peer.key")),
+            ("peer-trusted-ca-file", etcd_pki("ca.crt")),
+            ("trusted-ca-file", etcd_pki("ca.crt")),
+        ]);
+        // kubeadm writes them sorted.
+        flags.sort();
+    }
+    command("etcd", flags)
+}
+
+/// The API server's flags; kubeadm's talks to its local member only, over TLS.
+fn apiserver_command(preset: Preset, ip: &str, etcd_urls: &str) -> Vec<String> {
+    let mut flags = vec![
+        ("advertise-address", ip.to_string()),
+        ("etcd-servers", etcd_urls.to_string()),
+        ("event-ttl", "1h0m0s".to_string()),
+        ("secure-port", "6443".to_string()),
+    ];
+    if preset.tls() {
+        flags.extend([
+            ("etcd-cafile", format!("{PKI}/etcd/ca.crt")),
+            ("etcd-certfile", format!("{PKI}/apiserver-etcd-client.crt")),
+            ("etcd-keyfile", format!("{PKI}/apiserver-etcd-client.key")),
+        ]);
+        flags.sort();
+    }
+    command("kube-apiserver", flags)
+}
+
+fn command(program: &str, flags: Vec<(&str, String)>) -> Vec<String> {
+    std::iter::once(program.to_string())
+        .chain(flags.into_iter().map(|(k, v)| format!("--{k}={v}")))
+        .collect()
+}
+
+/// The API server's `--etcd-servers`: kubeadm's its local member (stacked etcd), the
+/// ring's every member.
+pub(super) fn etcd_servers(preset: Preset, control_plane: &[(String, MemberId)]) -> String {
+    if preset.tls() {
+        return "https://127.0.0.1:2379".to_string();
+    }
+    control_plane
+        .iter()
+        .map(|(_, m)| crate::etcd::client_url(*m))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The manifest file kubeadm writes for `pod` (`/etc/kubernetes/manifests/etcd.yaml`): the
+/// Pod the kubelet runs, with the host directories it mounts.
+pub(super) fn manifest_yaml(pod: &StaticPod) -> String {
+    let c = pod.component;
+    let mounts: &[(&str, &str)] = match c {
+        "etcd" => &[
+            ("etcd-data", super::file_source::ETCD_DATA_DIR),
+            ("etcd-certs", "/etc/kubernetes/pki/etcd"),
+        ],
+        "kube-apiserver" => &[("k8s-certs", PKI)],
+        _ => &[],
+    };
+    let volume_mounts: Vec<Value> = mounts
+        .iter()
+        .map(|(name, path)| json!({"mountPath": path, "name": name}))
+        .collect();
+    let volumes: Vec<Value> = mounts
+        .iter()
+        .map(|(name, path)| json!({"hostPath": {"path": path, "type": "DirectoryOrCreate"}, "name": name}))
+        .collect();
+    let cpu = if c == "etcd" { "100m" } else { "200m" };
+    let manifest = json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"creationTimestamp": null, "labels": {"component": c, "tier": "control-plane"},
+            "name": c, "namespace": "kube-system"},
+        "spec": {
+            "containers": [{"command": pod.command, "image": pod.image, "imagePullPolicy": "IfNotPresent",
+                "name": c, "resources": {"requests": {"cpu": cpu}}, "volumeMounts": volume_mounts}],
+            "hostNetwork": true, "priority": 2000001000, "priorityClassName": "system-node-critical",
+            "volumes": volumes,
+        },
+        "status": {},
+    });
+    crate::kube::yaml::to_yaml(&manifest)
+}
+
 /// Each running control-plane kubelet: publish its static pods as mirror pods (again, when
-/// one was deleted) and report their containers as the processes are.
+/// one was deleted), delete those whose manifest is gone, and report their containers as the
+/// processes are.
 pub(super) fn sync(
     api: &mut ApiServer,
     world: &mut Cluster,
-    control_plane: &[(String, MemberId)],
-    kubelets: &Kubelets,
+    (preset, control_plane): (Preset, &[(String, MemberId)]),
+    (kubelets, source): (&Kubelets, &FileSource),
     informers: &mut Informers,
 ) -> Tick {
     let system_pods = informers.pods.list(api, Some("kube-system"));
     let caller = Caller::component("kubelet");
-    let etcd_urls = control_plane
-        .iter()
-        .map(|(_, m)| crate::etcd::client_url(*m))
-        .collect::<Vec<_>>()
-        .join(",");
+    let etcd_urls = etcd_servers(preset, control_plane);
     for (index, (node, member)) in control_plane.iter().enumerate() {
         if kubelets.is_stopped(node) {
             continue;
         }
-        let ip = control_plane_ip(index);
-        for (component, image, command) in manifests(node, *member, index == 0, &etcd_urls, &ip) {
+        let ip = preset.control_plane_ip(index);
+        let machine = Machine {
+            node,
+            member: *member,
+            index,
+        };
+        for pod in static_pods(world, preset, machine, &etcd_urls) {
+            let component = pod.component;
             let name = format!("{component}-{node}");
-            // Only etcd's process can fail here: the other components are not simulated
-            // as processes that crash.
-            let running = component != "etcd" || world.is_running(*member);
+            let Some(running) = source.running(world, machine, component) else {
+                // No manifest: the kubelet deletes the mirror pod of the pod it stopped.
+                if system_pods.iter().any(|(_, p)| p.metadata.name() == name) {
+                    soft(api.delete(&caller, world, &PODS, "kube-system", &name, true))?;
+                }
+                continue;
+            };
             match system_pods.iter().find(|(_, p)| p.metadata.name() == name) {
                 None => {
                     let owner = api.get_cached(&NODES, "", node);
@@ -117,9 +241,9 @@ pub(super) fn sync(
                         component,
                         node,
                         ip: &ip,
-                        image: &image,
+                        image: &pod.image,
                     };
-                    let pod = mirror_pod(&manifest, command, owner.as_deref());
+                    let pod = mirror_pod(&manifest, pod.command, owner.as_deref());
                     soft(api.create(&caller, world, &PODS, pod))?;
                 }
                 Some((value, pod)) if !pod.metadata.is_deleting() => {

@@ -1,0 +1,76 @@
+//! Issue 13 in the page: the articles' kubeadm cluster as a world choice, and the article's
+//! commands typed into the console as printed, in headless Chromium against the built app.
+//!
+//! Run: `trunk build --release && RAFTLAB_BROWSER=1 cargo test --test browser_articles --
+//! --nocapture`. Screenshots land in `tests/artifacts/articles-*.png`.
+
+mod browser_support;
+
+use browser_support::{story, Harness, Member, Page, Result};
+
+const WORLD: &str = r#"[data-control="world"]"#;
+const MEMBERS: &str = r#"[data-control="members"]"#;
+
+/// Chooses a world as a person does; answers the page's "start a new run?" if it asks.
+async fn choose_world(page: &Page, name: &str) -> Result {
+    page.set_value(WORLD, name).await?;
+    if page.count(r#"[data-confirm="restart"]"#).await? > 0 {
+        page.click(r#"[data-answer="yes"]"#).await?;
+    }
+    Ok(())
+}
+
+/// Article 001's 三 Step 1 and Step 3 in the kubeadm world: its one member, the etcd static
+/// pod, and `etcdctl endpoint health` over the article's TLS endpoint once its `export`
+/// lines have run.
+#[test]
+fn the_kubeadm_world_runs_the_articles_commands() {
+    story(
+        "the_kubeadm_world_runs_the_articles_commands",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            page.wait_count("[data-member]", 3).await?;
+            choose_world(&page, "kubeadm").await?;
+            page.wait_count("[data-member]", 1).await?;
+            let master: Member = page.wait_single_leader().await?;
+            assert_eq!(
+                master.name, "m1",
+                "the ring names the one member by its slot"
+            );
+            let disabled = page
+                .execute(
+                    "return document.querySelector(arguments[0]).disabled;",
+                    vec![MEMBERS.into()],
+                )
+                .await?;
+            assert_eq!(
+                disabled.as_bool(),
+                Some(true),
+                "kubeadm's member count is fixed"
+            );
+            page.console("kubectl get pods -n kube-system | grep etcd")
+                .await?;
+            let out = page.wait_console_output("etcd-master").await?;
+            assert!(out.contains("Running"), "{out}");
+            for line in [
+                "export ETCDCTL_ENDPOINTS=https://127.0.0.1:2379",
+                "export ETCDCTL_CACERT=/etc/kubernetes/pki/etcd/ca.crt",
+                "export ETCDCTL_CERT=/etc/kubernetes/pki/etcd/healthcheck-client.crt",
+                "export ETCDCTL_KEY=/etc/kubernetes/pki/etcd/healthcheck-client.key",
+            ] {
+                page.console(line).await?;
+            }
+            page.console("etcdctl endpoint health").await?;
+            let out = page
+                .wait_console_output("https://127.0.0.1:2379 is healthy")
+                .await?;
+            assert!(!out.contains("unhealthy"), "{out}");
+            page.console("etcdctl member list -w table").await?;
+            page.wait_console_output("https://10.140.0.33:2380").await?;
+            page.screenshot("articles-kubeadm-console").await?;
+            choose_world(&page, "members").await?;
+            page.wait_count("[data-member]", 3).await?;
+            Ok(())
+        },
+    );
+}
