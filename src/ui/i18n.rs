@@ -150,7 +150,7 @@ texts! {
     Members => ("Members", "成員"),
     MemberCount => ("Members", "成員數"),
     World => ("World", "環境"),
-    WorldMembers => ("members m1, m2, …", "成員 m1、m2…"),
+    WorldMembers => ("m1, m2, …", "m1、m2…"),
     WorldKubeadm => ("kubeadm, as in the articles", "kubeadm，如文章所示"),
     Seed => ("Seed", "種子"),
     Reset => ("Reset", "重設"),
