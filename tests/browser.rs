@@ -415,6 +415,14 @@ fn inspect_and_drop_a_message() {
         page.wait_single_leader().await?;
         page.wait_exists("[data-message]").await?;
         page.pause().await?;
+        // The pause lands wherever the clock is by then, maybe between two heartbeats: step
+        // one event at a time until a message is in flight.
+        for _ in 0..50 {
+            if page.count("[data-message]").await? > 0 {
+                break;
+            }
+            page.click(r#"[data-action="step"]"#).await?;
+        }
         page.wait_exists("[data-message]").await?;
         // The last message drawn is on top: nothing can cover its dot, even where
         // messages overlap on a paused page.
