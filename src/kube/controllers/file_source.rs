@@ -22,6 +22,9 @@ pub const ETCD_DATA_DIR: &str = "/var/lib/etcd";
 const ETCD_WAL: &str = "/var/lib/etcd/member/wal/0000000000000000-0000000000000000.wal";
 /// The kubelet's first crash-loop back-off.
 const BACK_OFF_MS: Millis = 10_000;
+/// The kubelet's container garbage collection runs this often (`ContainerGCPeriod`) and,
+/// with kubeadm's `MinAge` of 0, removes every exited container of a pod that is gone.
+const CONTAINER_GC_MS: Millis = 60_000;
 /// crictl's configuration, which kubeadm's node set-up leaves (without it crictl warns about
 /// guessing its endpoint).
 const CRICTL_YAML: (&str, &str) = (
@@ -62,6 +65,8 @@ pub struct FileSource {
     on_files: bool,
     /// Each static pod's current container.
     containers: BTreeMap<&'static str, Container>,
+    /// Exited containers of pods whose manifest went, until the container GC removes them.
+    orphans: Vec<Container>,
     /// The data dir etcd last started from (a digest of its files): the member's own since.
     data_dir_in_use: Option<u64>,
     /// Pod sandboxes made so far (their ids differ).
@@ -141,7 +146,7 @@ impl FileSource {
 
     /// The containers of the console's machine, newest first (what `crictl ps -a` lists).
     pub fn containers(&self) -> Vec<&Container> {
-        let mut all: Vec<&Container> = self.containers.values().collect();
+        let mut all: Vec<&Container> = self.containers.values().chain(&self.orphans).collect();
         all.sort_by_key(|c| std::cmp::Reverse((c.created_ms, c.name)));
         all
     }
@@ -160,13 +165,21 @@ impl FileSource {
         }
         let etcd_urls = etcd_servers(preset, &[(machine.node.to_string(), machine.member)]);
         let mut changes = Vec::new();
+        let now = world.now();
+        self.orphans
+            .retain(|c| now < c.finished_ms + CONTAINER_GC_MS);
         for pod in static_pods(world, preset, machine, &etcd_urls) {
             let name = pod.component;
             let present = files.contains_key(&format!("{MANIFEST_DIR}/{name}.yaml"));
-            let now = world.now();
             match self.containers.get_mut(name) {
                 Some(_) if !present => {
-                    self.containers.remove(name);
+                    if let Some(mut c) = self.containers.remove(name) {
+                        if c.state == ContainerState::Running {
+                            c.state = ContainerState::Exited;
+                            c.finished_ms = now;
+                        }
+                        self.orphans.push(c);
+                    }
                     if name == "etcd" {
                         let _ = world.kill(machine.member);
                     }
@@ -359,8 +372,23 @@ mod tests {
         cp.follow_manifests(&mut world, &mut files);
         assert!(!cp.serving(), "the API server went with its manifest");
         assert!(!world.is_running(MemberId(1)), "etcd stopped");
-        let left: Vec<&str> = cp.containers().iter().map(|c| c.name).collect();
-        assert_eq!(left, ["kube-scheduler", "kube-controller-manager"]);
+        let running = |cp: &ControlPlane| -> Vec<&'static str> {
+            let all = cp.containers();
+            let up = all.iter().filter(|c| c.state == ContainerState::Running);
+            up.map(|c| c.name).collect()
+        };
+        assert_eq!(running(&cp), ["kube-scheduler", "kube-controller-manager"]);
+        let exited: Vec<&str> = cp
+            .containers()
+            .iter()
+            .filter(|c| c.state == ContainerState::Exited)
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(
+            exited,
+            ["kube-apiserver", "etcd"],
+            "crictl ps -a lists them Exited"
+        );
         files.insert(ETCD_YAML.into(), etcd);
         files.insert(APISERVER_YAML.into(), apiserver);
         cp.follow_manifests(&mut world, &mut files);
@@ -373,6 +401,12 @@ mod tests {
             .find(|c| c.name == "etcd")
             .unwrap();
         assert_eq!(etcd.attempt, 0, "a new pod, not a restarted container");
+        assert_eq!(etcd.state, ContainerState::Running);
+        assert_eq!(cp.containers().len(), 6, "the old pods' containers, Exited");
+        world.run_for(CONTAINER_GC_MS);
+        cp.follow_manifests(&mut world, &mut files);
+        assert_eq!(running(&cp).len(), 4);
+        assert_eq!(cp.containers().len(), 4, "the container GC removed them");
     }
 
     #[test]
