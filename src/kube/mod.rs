@@ -110,6 +110,7 @@ impl ControlPlane {
     ) -> Result<ControlPlane, ApiError> {
         let mut cp = ControlPlane::up(world, seed, Preset::Kubeadm)?;
         cp.controllers.init_machine(world, files);
+        controllers::addons::coredns(&mut cp.api, world)?;
         Ok(cp)
     }
 

@@ -5,6 +5,7 @@
 //! collector and the node lifecycle controller, the last two kinds only while their component
 //! holds its leader-election Lease.
 
+pub mod addons;
 mod deployment;
 mod file_source;
 mod garbage_collector;
