@@ -1015,6 +1015,8 @@ fn shard_as(index: u64, mode: Mode) {
     let mut failures = Vec::new();
     let mut events = 0;
     let mut tally = Tally::default();
+    // Seeds whose history went past the checker's budget: to look at again, with more.
+    let mut unknown = Vec::new();
     let verbose = env_u64("RAFTLAB_VERBOSE").is_some_and(|v| v > 0);
     for seed in seeds {
         if verbose {
@@ -1023,6 +1025,9 @@ fn shard_as(index: u64, mode: Mode) {
         match run_seed_as(seed, false, mode) {
             Ok(outcome) => {
                 events += outcome.events;
+                if outcome.tally.histories_unknown > 0 {
+                    unknown.push(seed);
+                }
                 tally += outcome.tally;
             }
             Err(failure) => failures.push(failure),
@@ -1048,6 +1053,11 @@ fn shard_as(index: u64, mode: Mode) {
             tally.histories_unknown,
             tally.watch_events
         );
+        if !unknown.is_empty() {
+            println!(
+                "shard {index}: beyond the budget: seeds {unknown:?} (RAFTLAB_SEED=N reruns one)"
+            );
+        }
     }
     if !failures.is_empty() {
         // Re-run the first failures with the trace recorded, for their report.
