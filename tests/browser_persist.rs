@@ -191,6 +191,51 @@ fn a_reload_after_the_page_died_restores_the_last_good_state() {
     );
 }
 
+/// A browser whose storage fills up says so once, and a reload goes back to the last moment
+/// it kept (with that moment's console), not to nothing.
+#[test]
+fn a_full_storage_is_said_once_and_the_last_kept_state_comes_back() {
+    story(
+        "a_full_storage_is_said_once_and_the_last_kept_state_comes_back",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            work(&page).await?;
+            page.execute(
+                "const set = Storage.prototype.setItem;
+                 Storage.prototype.setItem = function (k, v) {
+                   if (k === 'raftlab.session' || k === 'raftlab.console') {
+                     throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+                   }
+                   return set.call(this, k, v);
+                 };",
+                vec![],
+            )
+            .await?;
+            page.console("etcdctl put lost value").await?;
+            page.wait_console_output("OK").await?;
+            let notice = notice_containing(&page, "stopped keeping").await?;
+            println!("notice: {notice}");
+            page.screenshot("persist-storage-full-1280x720").await?;
+
+            page.client().refresh().await?;
+            opened(&page).await?;
+            notice_containing(&page, "is back").await?;
+            let back = session(&page).await?;
+            assert!(back.console.contains("etcdctl get greeting"), "{back:?}");
+            assert!(!back.console.contains("put lost"), "{back:?}");
+            page.console("etcdctl get lost").await?;
+            page.console("etcdctl get greeting").await?;
+            page.wait_console_output("hello").await?;
+            let out = page.console_output().await?;
+            assert!(
+                !out.contains("lost\nvalue"),
+                "the unkept put is gone: {out}"
+            );
+            Ok(())
+        },
+    );
+}
+
 /// A damaged link, pasted into the open page or opened with it, is refused with its reason
 /// and changes nothing.
 #[test]

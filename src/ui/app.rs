@@ -13,7 +13,7 @@ use super::lab::{self, Lab, Msg};
 use super::page::{self, Dispatch, Page};
 use super::status;
 use super::tabs;
-use super::view::{Action, View};
+use super::view::{Action, Notice, View};
 use super::{cluster, legend, lessons_panel, members, onboarding, panels};
 use super::{share, share_saved};
 use wasm_bindgen::closure::Closure;
@@ -141,13 +141,19 @@ fn use_recovery(page: &Page) {
         )
     };
     let run = page.lab.clone();
+    let (d, told) = (page.dispatcher(), use_mut_ref(|| false));
     use_effect_with(key, move |(settings, lang, _, _, view)| {
         let lab = run.borrow();
         let link = format!("{}#{}", dom::base_url(), lab.share_fragment());
         crash::record(*lang, settings.seed, &lab.session().export_script(), &link);
-        page::save_run(&lab);
+        let kept = page::save_run(&lab);
         page::save_view(view);
         page::opened_alive();
+        drop(lab);
+        // Said once a visit: the notice would come back after every command otherwise.
+        if !kept && !told.replace(true) {
+            d.dispatch(Action::Notify(Notice::error(t(*lang, Text::NotKept))));
+        }
     });
 }
 

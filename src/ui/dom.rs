@@ -28,10 +28,9 @@ pub fn load(key: &str) -> Option<String> {
     local()?.get_item(key).ok()?
 }
 
-pub fn store(key: &str, value: &str) {
-    if let Some(storage) = local() {
-        let _ = storage.set_item(key, value);
-    }
+/// Whether the browser kept it (a full quota or storage turned off keep nothing).
+pub fn store(key: &str, value: &str) -> bool {
+    local().is_some_and(|storage| storage.set_item(key, value).is_ok())
 }
 
 pub fn forget(key: &str) {

@@ -265,6 +265,7 @@ texts! {
     DownloadPng => ("Download PNG", "下載 PNG"),
     BadLink => ("This link could not be opened", "無法開啟此連結"),
     LoadedLink => ("Opened a shared run", "已開啟分享的執行"),
+    NotKept => ("This browser stopped keeping the session (its storage is full or turned off): a reload goes back to the last moment it kept. The Share tab downloads the whole script.", "這個瀏覽器無法再保存這次的進度（儲存空間已滿或已關閉）：重新整理只會回到最後保存的那一刻。可以在「分享」分頁下載完整的腳本。"),
     RestoredSession => ("Your last session in this browser is back, at the moment you left it.", "已還原你在這個瀏覽器上次的進度，停在你離開的那一刻。"),
     RestoreDied => ("Restoring your last session stopped the page, so this is a fresh run.", "上次的進度在還原時讓頁面停止了，所以這是全新的執行。"),
     KeptHere => ("Kept in this browser", "保存在這個瀏覽器"),

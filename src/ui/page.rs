@@ -161,13 +161,21 @@ fn restore(fragment: &str, stored_lessons: &str, lang: Lang, presenter: bool) ->
 }
 
 /// Keeps the run where the next opening finds it; nothing once the page died (the last good
-/// state stays).
-pub fn save_run(lab: &Lab) {
+/// state stays). Whether the browser kept it all.
+pub fn save_run(lab: &Lab) -> bool {
     if super::crash::page_died() {
-        return;
+        return true;
     }
-    dom::store(saved::SESSION_KEY, &lab.share_fragment());
-    dom::store(saved::CONSOLE_KEY, &saved::encode_console(lab.transcript()));
+    // A refused run leaves the last one kept, with its console; a refused console leaves
+    // none, never the lines of an older run beside this one.
+    if !dom::store(saved::SESSION_KEY, &lab.share_fragment()) {
+        return false;
+    }
+    let kept = dom::store(saved::CONSOLE_KEY, &saved::encode_console(lab.transcript()));
+    if !kept {
+        dom::forget(saved::CONSOLE_KEY);
+    }
+    kept
 }
 
 /// `view`: what the page shows, as `share_saved::encode_view` wrote it.
@@ -217,7 +225,9 @@ pub fn use_remembered_preferences(lang: Lang, presenter: bool) {
 #[hook]
 pub fn use_remembered_lessons(lab: &Lab) {
     let mark = super::share::encode_lessons(&lab.lessons().mark());
-    use_effect_with(mark, |mark| dom::store(LESSONS_KEY, mark));
+    use_effect_with(mark, |mark| {
+        dom::store(LESSONS_KEY, mark);
+    });
 }
 
 /// The language chosen before on this browser, else the first of the browser's languages the
