@@ -6,7 +6,7 @@
 
 mod browser_support;
 
-use browser_support::{story, Harness, Member, Page, Result};
+use browser_support::{story, wait_for, Harness, Member, Page, Result};
 
 const WORLD: &str = r#"[data-control="world"]"#;
 const MEMBERS: &str = r#"[data-control="members"]"#;
@@ -33,10 +33,30 @@ fn the_kubeadm_world_runs_the_articles_commands() {
             choose_world(&page, "kubeadm").await?;
             page.wait_count("[data-member]", 1).await?;
             let master: Member = page.wait_single_leader().await?;
-            assert_eq!(
-                master.name, "m1",
-                "the ring names the one member by its slot"
-            );
+            assert_eq!(master.name, "m1", "the hooks keep the member's slot");
+            // What a person reads is the member's etcd name, as etcdctl prints it.
+            let shown = page
+                .execute(
+                    "return [
+                       document.querySelector('[data-node=\"m1\"] text.name').textContent,
+                       document.querySelector('[data-member=\"m1\"] .member-name').textContent,
+                       document.querySelector('.leader-now').textContent,
+                     ];",
+                    vec![],
+                )
+                .await?;
+            let shown: Vec<&str> = shown
+                .as_array()
+                .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+                .unwrap_or_default();
+            assert_eq!(shown.len(), 3, "{shown:?}");
+            assert_eq!(&shown[..2], ["master", "master"], "ring and card");
+            assert!(shown[2].contains("master"), "the leader line: {shown:?}");
+            wait_for("the event log naming master", async || {
+                let log = page.text("[data-event-log]").await?;
+                Ok(log.contains("master became leader").then_some(()))
+            })
+            .await?;
             let disabled = page
                 .execute(
                     "return document.querySelector(arguments[0]).disabled;",
@@ -67,6 +87,33 @@ fn the_kubeadm_world_runs_the_articles_commands() {
             assert!(!out.contains("unhealthy"), "{out}");
             page.console("etcdctl member list -w table").await?;
             page.wait_console_output("https://10.140.0.33:2380").await?;
+            // Without --endpoints etcdctl dials its default, the member on this machine.
+            for line in [
+                "unset ETCDCTL_ENDPOINTS",
+                "etcdctl endpoint health -w table",
+            ] {
+                page.console(line).await?;
+            }
+            // Named as dialed: the table's row is `127.0.0.1:2379`, not the https URL.
+            page.wait_console_output("| 127.0.0.1:2379 |   true |")
+                .await?;
+            let footer = page.text("[data-console-endpoint]").await?;
+            assert!(
+                footer.contains("127.0.0.1:2379")
+                    && footer.contains("the member on this machine: master"),
+                "{footer}"
+            );
+            page.console("kill master").await?;
+            page.wait_members("master stopped", |ms| {
+                ms.iter().find(|m| m.is_stopped()).cloned()
+            })
+            .await?;
+            page.console("kill master").await?;
+            page.wait_console_output("Error: master is already stopped")
+                .await?;
+            // The kubelet starts the etcd container again after its back-off.
+            page.set_speed(10.0).await?;
+            page.wait_single_leader().await?;
             page.screenshot("articles-kubeadm-console").await?;
             choose_world(&page, "members").await?;
             page.wait_count("[data-member]", 3).await?;

@@ -844,6 +844,11 @@ impl Process for Member {
     fn is_running(&self) -> bool {
         self.node.is_some()
     }
+
+    /// Its etcd `--name` (what `member list` prints), unless it has none yet.
+    fn name(&self) -> Option<&str> {
+        Some(self.identity.name.as_str()).filter(|n| !n.is_empty())
+    }
 }
 
 #[cfg(test)]

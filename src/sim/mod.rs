@@ -76,6 +76,10 @@ pub trait Process: Clone {
     /// A start from durable state after a crash.
     fn restart(&mut self, ctx: &mut Ctx<Self::Msg>);
     fn is_running(&self) -> bool;
+    /// The name people know it by where that is not its id (kubeadm's etcd member `master`).
+    fn name(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// Expected failures of world commands; `Display` is what a script prints.
@@ -93,19 +97,26 @@ pub enum SimError {
     Refused(String),
 }
 
+impl SimError {
+    /// What a script prints, each member called as `name` calls it (kubeadm's `master`).
+    pub fn naming(&self, name: impl Fn(MemberId) -> String) -> String {
+        match self {
+            SimError::NoSuchMember(name) => format!("no member named {name:?}"),
+            SimError::AlreadyStopped(m) => format!("{} is already stopped", name(*m)),
+            SimError::NotStopped(m) => format!("{} is running; kill it first", name(*m)),
+            SimError::Stopped(m) => format!("{} is stopped", name(*m)),
+            SimError::AlreadyPaused(m) => format!("{} is already paused", name(*m)),
+            SimError::NotPaused(m) => format!("{} is not paused", name(*m)),
+            SimError::NoLeader => "there is no leader".to_string(),
+            SimError::NoSuchMessage(id) => format!("no message #{id} in flight"),
+            SimError::Refused(why) => why.clone(),
+        }
+    }
+}
+
 impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SimError::NoSuchMember(name) => write!(f, "no member named {name:?}"),
-            SimError::AlreadyStopped(m) => write!(f, "{m} is already stopped"),
-            SimError::NotStopped(m) => write!(f, "{m} is running; kill it first"),
-            SimError::Stopped(m) => write!(f, "{m} is stopped"),
-            SimError::AlreadyPaused(m) => write!(f, "{m} is already paused"),
-            SimError::NotPaused(m) => write!(f, "{m} is not paused"),
-            SimError::NoLeader => write!(f, "there is no leader"),
-            SimError::NoSuchMessage(id) => write!(f, "no message #{id} in flight"),
-            SimError::Refused(why) => f.write_str(why),
-        }
+        f.write_str(&self.naming(|m| m.to_string()))
     }
 }
 
@@ -312,11 +323,24 @@ impl<P: Process> Sim<P> {
         self.slots.keys().copied().collect()
     }
 
-    /// Resolves a member name that exists in this world.
+    /// Resolves a member name that exists in this world: its id (`m1`) or its own name.
     pub fn member(&self, name: &str) -> Result<MemberId, SimError> {
         MemberId::parse(name)
             .filter(|id| self.slots.contains_key(id))
+            .or_else(|| {
+                let named = |(id, s): (&MemberId, &Slot<P>)| {
+                    (s.process.name() == Some(name)).then_some(*id)
+                };
+                self.slots.iter().find_map(named)
+            })
             .ok_or_else(|| SimError::NoSuchMember(name.to_string()))
+    }
+
+    /// What the page and the narration call member `id`: its own name, else its id.
+    pub fn display_name(&self, id: MemberId) -> String {
+        self.process(id)
+            .and_then(|p| p.name())
+            .map_or_else(|| id.to_string(), str::to_string)
     }
 
     pub fn process(&self, id: MemberId) -> Option<&P> {

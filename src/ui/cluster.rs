@@ -100,6 +100,8 @@ pub struct Tally {
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodePicture {
     pub id: MemberId,
+    /// What it is called on screen (kubeadm's member is `master`, its id `m1`).
+    pub name: String,
     pub state: &'static str,
     pub term: u64,
     /// The election timer's remaining fraction (none for a leader or a stopped member).
@@ -176,6 +178,7 @@ fn node_picture(world: &World, id: MemberId, needed: usize) -> NodePicture {
     });
     NodePicture {
         id,
+        name: world.display_name(id),
         state,
         term,
         timer,
@@ -342,7 +345,7 @@ pub fn Ring(props: &RingProps) -> Html {
                     node(n, i, pic, lang, (&toggle, open))
                 }) }
                 // Messages last, on top of the members, so every one of them can be clicked.
-                { for pic.dots.iter().map(|d| message_dot(d, lang, props.selected, &props.on_select)) }
+                { for pic.dots.iter().map(|d| message_dot(d, &pic.nodes, lang, props.selected, &props.on_select)) }
                 { for pic.labels.iter().zip(&placed).map(|(l, p)| label(l, p, &pic.nodes, font)) }
             </svg>
             { for menu_html }
@@ -424,7 +427,7 @@ fn node(
     // Named by its <title> (an aria-label would have to repeat the texts drawn on it).
     let spoken = format!(
         "{}: {}",
-        member_label(lang, &id.to_string(), n.state, n.term),
+        member_label(lang, &n.name, n.state, n.term),
         t(lang, Text::NodeMenuHint)
     );
     let under = if n.paused && n.state != "stopped" {
@@ -441,7 +444,7 @@ fn node(
                 <path class="timer" d={arc_path(x, y, radius + 9.0, fraction)} />
             }
             <circle class="body" cx={x.to_string()} cy={y.to_string()} r={radius.to_string()} />
-            <text class="name" x={x.to_string()} y={(y - radius * 0.22).to_string()}>{ id.to_string() }</text>
+            <text class="name" x={x.to_string()} y={(y - radius * 0.22).to_string()}>{ n.name.clone() }</text>
             <text class="term" x={x.to_string()} y={(y + radius * 0.38).to_string()}>
                 { if n.state == "stopped" { "✕".to_string() } else { format!("T{}", n.term) } }
             </text>
@@ -478,14 +481,26 @@ fn answer_mark(
     }
 }
 
-fn message_dot(d: &Dot, lang: Lang, selected: Option<u64>, on_select: &Callback<u64>) -> Html {
+fn message_dot(
+    d: &Dot,
+    nodes: &[NodePicture],
+    lang: Lang,
+    selected: Option<u64>,
+    on_select: &Callback<u64>,
+) -> Html {
     let id = d.id;
     let onclick = on_select.reform(move |_: MouseEvent| id);
     let onkeydown = {
         let on_select = on_select.clone();
         on_activate(move || on_select.emit(id))
     };
-    let spoken = message_label(lang, id, d.kind, &d.from.to_string(), &d.to.to_string());
+    let name = |m: MemberId| {
+        nodes
+            .iter()
+            .find(|n| n.id == m)
+            .map_or_else(|| m.to_string(), |n| n.name.clone())
+    };
+    let spoken = message_label(lang, id, d.kind, &name(d.from), &name(d.to));
     let class = classes!(
         message_class(d.kind),
         (selected == Some(id)).then_some("selected")
@@ -581,11 +596,11 @@ fn node_menu(
         <div class="node-menu" data-node-menu={id.to_string()} {onkeydown}
              style={format!("left:{:.0}px;top:{:.0}px;width:{MENU_WIDTH}px", at.left_px, at.top_px)}>
             <div class="node-menu-head">
-                <strong>{ id.to_string() }</strong>
+                <strong>{ n.name.clone() }</strong>
                 <button class="close" data-action="close-node-menu" onclick={close} aria-label={t(lang, Text::Close)}>{ "✕" }</button>
             </div>
             // Only menu items in the menu (axe: a menu's children are its items).
-            <div role="menu" aria-label={id.to_string()}>
+            <div role="menu" aria-label={n.name.clone()}>
             if running {
                 <button role="menuitem" data-node-action="kill" onclick={send(format!("kill {id}"))}>{ t(lang, Text::Kill) }</button>
                 if n.paused {

@@ -218,11 +218,16 @@ pub fn progress(lab: &Lab, lang: Lang) -> Html {
 
 /// Where etcdctl without `--endpoints` connects now, and the list it picks from.
 pub fn endpoint(lab: &Lab, lang: Lang) -> Html {
-    let (now, all) = lab.console_endpoint();
+    let (now, all, local) = lab.console_endpoint();
+    let of = if local {
+        Text::ConsoleEndpointLocal
+    } else {
+        Text::ConsoleEndpointOf
+    };
     html! {
         <div class="console-endpoint muted" data-console-endpoint={now.clone()}>
             { t(lang, Text::ConsoleEndpoint) }{ " " }<code>{ now }</code>
-            { format!(" · {} {}", t(lang, Text::ConsoleEndpointOf), all.join(", ")) }
+            { format!(" · {} {}", t(lang, of), all.join(", ")) }
         </div>
     }
 }

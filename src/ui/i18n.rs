@@ -1,6 +1,7 @@
 //! English and Traditional Chinese (zh-TW) texts of the page, and the glossary every zh-TW
 //! text follows.
 
+use crate::base::MemberId;
 use crate::check::{Property, Violation};
 use crate::raft::{NodeEvent, ProgressState, RoleName, StepDown, VoteRefusal};
 
@@ -366,6 +367,7 @@ texts! {
     // console17 (issue 17 points 1, 10, 15): where etcdctl connects, replays, dividers, hints.
     ConsoleEndpoint => ("etcdctl (no --endpoints) connects to", "etcdctl（未指定 --endpoints）連線到"),
     ConsoleEndpointOf => ("the first member up of", "叢集中第一個可連線的成員，依序為"),
+    ConsoleEndpointLocal => ("the member on this machine:", "這台機器上的成員："),
     ConsoleReplayed => ("Dimmed lines were replayed from a link or an import, not typed here.", "淡色的指令是從連結或匯入的腳本重播的，不是在這裡輸入的。"),
     PlayFromStart => ("⏮ Rewind to start and play", "⏮ 倒回開頭並播放"),
     PlayingBack => ("Playing the loaded run again: its commands run at their moments.", "正在重新播放載入的執行：每個指令會在原本的時間點執行。"),
@@ -594,8 +596,12 @@ fn change_text(lang: Lang, change: &str) -> String {
     }
 }
 
+/// What the page calls a member: its own name where it has one (kubeadm's `master`).
+pub type Names<'a> = &'a dyn Fn(MemberId) -> String;
+
 /// One narrated sentence: "m3 became leader in term 4".
-pub fn narrate(lang: Lang, member: &str, event: &NodeEvent) -> String {
+pub fn narrate(lang: Lang, names: Names, member: MemberId, event: &NodeEvent) -> String {
+    let member = names(member);
     match (lang, event) {
         (Lang::En, NodeEvent::BecameRole { role: r, term }) => {
             let article = if *r == RoleName::Follower { "a " } else { "" };
@@ -605,7 +611,7 @@ pub fn narrate(lang: Lang, member: &str, event: &NodeEvent) -> String {
             )
         }
         (Lang::En, NodeEvent::Voted { candidate, term }) => {
-            format!("{member} voted for {candidate} in term {term}")
+            format!("{member} voted for {} in term {term}", names(*candidate))
         }
         (Lang::En, NodeEvent::SteppedDown { term, reason }) => {
             format!("{member} stepped down in term {term}: {reason}")
@@ -628,7 +634,7 @@ pub fn narrate(lang: Lang, member: &str, event: &NodeEvent) -> String {
             format!("{member} 在任期 {term} 成為 {}", role(lang, r.as_str()))
         }
         (Lang::ZhTw, NodeEvent::Voted { candidate, term }) => {
-            format!("{member} 在任期 {term} 投票給 {candidate}")
+            format!("{member} 在任期 {term} 投票給 {}", names(*candidate))
         }
         (Lang::ZhTw, NodeEvent::SteppedDown { term, reason }) => {
             format!("{member} 在任期 {term} 卸任：{}", step_down(lang, *reason))
@@ -636,18 +642,20 @@ pub fn narrate(lang: Lang, member: &str, event: &NodeEvent) -> String {
         (Lang::ZhTw, NodeEvent::OverwroteCommitted { index }) => {
             format!("{member} 覆寫了索引 {index} 以內已提交的項目：安全性被破壞")
         }
-        (_, NodeEvent::RefusedVote { .. }) => narrate_refusal(lang, member, event),
+        (_, NodeEvent::RefusedVote { .. }) => narrate_refusal(lang, names, &member, event),
         (Lang::En, NodeEvent::ClusterIdMismatch { peer, .. }) => {
+            let peer = names(*peer);
             format!("{member} refused a message from {peer}: it belongs to another cluster (cluster ID mismatch)")
         }
         (Lang::ZhTw, NodeEvent::ClusterIdMismatch { peer, .. }) => {
+            let peer = names(*peer);
             format!("{member} 拒絕了 {peer} 的訊息：它屬於另一個叢集（cluster ID 不符）")
         }
     }
 }
 
 // ring (issue 17, point 6): why a vote was refused, in the words of the rule that refused it.
-fn narrate_refusal(lang: Lang, member: &str, event: &NodeEvent) -> String {
+fn narrate_refusal(lang: Lang, names: Names, member: &str, event: &NodeEvent) -> String {
     let NodeEvent::RefusedVote {
         candidate,
         term,
@@ -657,7 +665,8 @@ fn narrate_refusal(lang: Lang, member: &str, event: &NodeEvent) -> String {
     else {
         return String::new();
     };
-    let why = refusal_reason(lang, &candidate.to_string(), reason);
+    let why = refusal_reason(lang, names, *candidate, reason);
+    let candidate = names(*candidate);
     match (lang, pre) {
         (Lang::En, true) => {
             format!("{member} refused {candidate}'s pre-vote for term {term}: {why}")
@@ -671,21 +680,35 @@ fn narrate_refusal(lang: Lang, member: &str, event: &NodeEvent) -> String {
 }
 
 /// The reason alone, as the member card shows it beside the "time out" button.
-pub fn refusal_reason(lang: Lang, candidate: &str, reason: &VoteRefusal) -> String {
+pub fn refusal_reason(
+    lang: Lang,
+    names: Names,
+    candidate: MemberId,
+    reason: &VoteRefusal,
+) -> String {
+    let candidate = names(candidate);
+    // The member the reason names: the leader heard from, or the one already voted for.
+    let (leader, vote) = match reason {
+        VoteRefusal::LeaderLease { leader } | VoteRefusal::HasLeader { leader } => {
+            (names(*leader), String::new())
+        }
+        VoteRefusal::AlreadyVoted { vote } => (String::new(), names(*vote)),
+        _ => (String::new(), String::new()),
+    };
     match (lang, reason) {
-        (Lang::En, VoteRefusal::LeaderLease { leader }) => format!(
+        (Lang::En, VoteRefusal::LeaderLease { .. }) => format!(
             "it heard from leader {leader} less than an election timeout ago, so it ignores elections (check-quorum)"
         ),
         (Lang::En, VoteRefusal::LogBehind) => format!("{candidate}'s log is behind its own (§5.4.1)"),
-        (Lang::En, VoteRefusal::AlreadyVoted { vote }) => format!("it already voted for {vote} in this term"),
-        (Lang::En, VoteRefusal::HasLeader { leader }) => format!("it already follows leader {leader} in this term"),
+        (Lang::En, VoteRefusal::AlreadyVoted { .. }) => format!("it already voted for {vote} in this term"),
+        (Lang::En, VoteRefusal::HasLeader { .. }) => format!("it already follows leader {leader} in this term"),
         (Lang::En, VoteRefusal::StaleTerm { term }) => format!("its own term {term} is newer"),
-        (Lang::ZhTw, VoteRefusal::LeaderLease { leader }) => format!(
+        (Lang::ZhTw, VoteRefusal::LeaderLease { .. }) => format!(
             "它在一個 Election Timeout 內才收到 Leader {leader} 的訊息，所以不理會選舉（Check-quorum）"
         ),
         (Lang::ZhTw, VoteRefusal::LogBehind) => format!("{candidate} 的日誌比它的舊（§5.4.1）"),
-        (Lang::ZhTw, VoteRefusal::AlreadyVoted { vote }) => format!("它在這個任期已投票給 {vote}"),
-        (Lang::ZhTw, VoteRefusal::HasLeader { leader }) => format!("它在這個任期已跟隨 Leader {leader}"),
+        (Lang::ZhTw, VoteRefusal::AlreadyVoted { .. }) => format!("它在這個任期已投票給 {vote}"),
+        (Lang::ZhTw, VoteRefusal::HasLeader { .. }) => format!("它在這個任期已跟隨 Leader {leader}"),
         (Lang::ZhTw, VoteRefusal::StaleTerm { term }) => format!("它自己的任期 {term} 比較新"),
     }
 }
@@ -694,6 +717,11 @@ pub fn refusal_reason(lang: Lang, candidate: &str, reason: &VoteRefusal) -> Stri
 mod tests {
     use super::*;
     use crate::base::MemberId;
+
+    /// The ring world's names: a member's id.
+    fn ids(m: MemberId) -> String {
+        m.to_string()
+    }
 
     /// The English words of a zh-TW text that the glossary does not keep: each run of ASCII
     /// between Chinese characters is a command line (it starts with a console verb), or
@@ -771,7 +799,8 @@ mod tests {
         for reason in [StepDown::CheckQuorum, StepDown::Removed] {
             all.push(narrate(
                 zh,
-                "m2",
+                &ids,
+                MemberId(2),
                 &NodeEvent::SteppedDown { term: 3, reason },
             ));
         }
@@ -788,12 +817,18 @@ mod tests {
             RoleName::Candidate,
             RoleName::PreCandidate,
         ] {
-            all.push(narrate(zh, "m3", &NodeEvent::BecameRole { role, term: 4 }));
+            all.push(narrate(
+                zh,
+                &ids,
+                MemberId(3),
+                &NodeEvent::BecameRole { role, term: 4 },
+            ));
         }
         let m2 = MemberId(2);
         all.push(narrate(
             zh,
-            "m1",
+            &ids,
+            MemberId(1),
             &NodeEvent::Voted {
                 candidate: m2,
                 term: 2,
@@ -801,14 +836,16 @@ mod tests {
         ));
         all.push(narrate(
             zh,
-            "m1",
+            &ids,
+            MemberId(1),
             &NodeEvent::OverwroteCommitted { index: 7 },
         ));
         for change in ["+m4 ~m5 -m2", "leave-joint"] {
             let change = change.to_string();
             all.push(narrate(
                 zh,
-                "m1",
+                &ids,
+                MemberId(1),
                 &NodeEvent::Configuration { index: 9, change },
             ));
         }
@@ -834,7 +871,7 @@ mod tests {
         ];
         let mut all = Vec::new();
         for reason in reasons {
-            all.push(refusal_reason(lang, "m2", &reason));
+            all.push(refusal_reason(lang, &ids, MemberId(2), &reason));
             for pre in [true, false] {
                 let event = NodeEvent::RefusedVote {
                     candidate: MemberId(2),
@@ -842,7 +879,7 @@ mod tests {
                     pre,
                     reason,
                 };
-                all.push(narrate(lang, "m1", &event));
+                all.push(narrate(lang, &ids, MemberId(1), &event));
             }
         }
         all
@@ -1004,11 +1041,11 @@ mod tests {
             term: 4,
         };
         assert_eq!(
-            narrate(Lang::En, "m3", &event),
+            narrate(Lang::En, &ids, MemberId(3), &event),
             "m3 became a follower in term 4"
         );
         assert_eq!(
-            narrate(Lang::ZhTw, "m3", &event),
+            narrate(Lang::ZhTw, &ids, MemberId(3), &event),
             "m3 在任期 4 成為 Follower"
         );
         assert_eq!(role(Lang::En, "anything else"), "stopped");

@@ -401,19 +401,18 @@ impl Lab {
         self.playback.is_some()
     }
 
-    /// Where the console's etcdctl connects now without `--endpoints`, and the whole list
-    /// it picks from.
-    pub fn console_endpoint(&self) -> (String, Vec<String>) {
+    /// Where the console's etcdctl connects now without `--endpoints`, the members it picks
+    /// from (by name), and whether that is the member beside the console (kubeadm's machine).
+    pub fn console_endpoint(&self) -> (String, Vec<String>, bool) {
+        use crate::console::etcdctl::endpoint;
         let world = self.world();
         let all = world
             .client_endpoints()
             .iter()
-            .map(|m| m.to_string())
+            .map(|m| world.display_name(*m))
             .collect();
-        (
-            crate::console::etcdctl::endpoint::default_endpoint(world),
-            all,
-        )
+        let local = endpoint::default_is_local(world);
+        (endpoint::default_endpoint(world), all, local)
     }
 
     /// A scrub back in time left the rest of the old run ahead of the slider.
@@ -1329,7 +1328,8 @@ mod tests {
             lab.console_endpoint(),
             (
                 "m1".to_string(),
-                vec!["m1".into(), "m2".into(), "m3".into()]
+                vec!["m1".into(), "m2".into(), "m3".into()],
+                false
             )
         );
         lab.apply(Msg::Command("kill m1".into()));

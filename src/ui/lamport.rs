@@ -13,7 +13,10 @@ use crate::raft::{NodeEvent, RoleName};
 use yew::prelude::*;
 
 const WIDTH: f64 = 900.0;
+/// The lanes start right of their names: room for `m11`, more for a longer name (`master`).
 const LEFT: f64 = 48.0;
+/// About one character of `.lane-name` (14 px, semibold), to make room for a longer name.
+const NAME_CHAR: f64 = 9.0;
 const RIGHT: f64 = 16.0;
 const TOP: f64 = 22.0;
 const LANE: f64 = 44.0;
@@ -56,6 +59,8 @@ pub fn size(lanes: usize) -> (f64, f64) {
 /// lane per member.
 struct Axes {
     ids: Vec<MemberId>,
+    names: Vec<String>,
+    left: f64,
     start: Millis,
     now: Millis,
     height: f64,
@@ -63,7 +68,8 @@ struct Axes {
 
 impl Axes {
     fn x_of(&self, t: Millis) -> f64 {
-        LEFT + (t.saturating_sub(self.start) as f64 / WINDOW_MS as f64) * (WIDTH - LEFT - RIGHT)
+        let span = WIDTH - self.left - RIGHT;
+        self.left + (t.saturating_sub(self.start) as f64 / WINDOW_MS as f64) * span
     }
 
     fn lane_of(&self, id: MemberId) -> Option<f64> {
@@ -84,8 +90,12 @@ pub fn render(
     let now = world.now();
     let ids = world.member_ids();
     let (_, height) = size(ids.len());
+    let names: Vec<String> = ids.iter().map(|id| world.display_name(*id)).collect();
+    let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
     let axes = Axes {
         ids,
+        left: LEFT.max(16.0 + NAME_CHAR * longest as f64),
+        names,
         start: now.saturating_sub(WINDOW_MS),
         now,
         height,
@@ -100,11 +110,11 @@ pub fn render(
             <style>{ STYLE }</style>
             <rect x="0" y="0" width={fmt(WIDTH)} height={fmt(height)} fill="white" />
             { ticks(&axes) }
-            { for axes.ids.iter().map(|id| {
+            { for axes.ids.iter().zip(&axes.names).map(|(id, name)| {
                 let y = axes.lane_of(*id).unwrap_or(0.0);
                 html! { <>
-                    <line class="lane" x1={fmt(LEFT)} x2={fmt(WIDTH - RIGHT)} y1={fmt(y)} y2={fmt(y)} />
-                    <text class="lane-name" x="8" y={fmt(y)}>{ id.to_string() }</text>
+                    <line class="lane" x1={fmt(axes.left)} x2={fmt(WIDTH - RIGHT)} y1={fmt(y)} y2={fmt(y)} />
+                    <text class="lane-name" x="8" y={fmt(y)}>{ name.clone() }</text>
                 </> }
             }) }
             { marks(world, &axes) }

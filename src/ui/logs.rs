@@ -137,7 +137,7 @@ fn window(world: &World, first: u64, focus: Option<u64>, lang: Lang, d: &Dispatc
                     let progress = leader_view.and_then(|lv| lv.progress.iter().find(|p| p.member == *id && lv.id != *id));
                     let doomed = world.entries_to_be_overwritten(*id);
                     html! { <>
-                        <span class={classes!("log-name", (leader == Some(*id)).then_some("is-leader"))}>{ id.to_string() }</span>
+                        <span class={classes!("log-name", (leader == Some(*id)).then_some("is-leader"))}>{ world.display_name(*id) }</span>
                         { for columns.clone().map(|i| cell(view.as_ref(), i, (doomed.contains(&i), focus == Some(i), i == commit), progress.map(|p| (p.match_index, p.next_index)), lang)) }
                     </> }
                 }) }
@@ -153,7 +153,7 @@ fn window(world: &World, first: u64, focus: Option<u64>, lang: Lang, d: &Dispatc
                 <span class="legend-item"><span class="sample commit-sample" />{ t(lang, Text::CommitLine) }</span>
                 <span class="legend-item"><span class="kind-sample">{ "put" }</span>{ t(lang, Text::EntryKinds) }</span>
             </div>
-            { progress_table(leader_view, lang) }
+            { progress_table(world, leader_view, lang) }
         </div>
     }
 }
@@ -212,14 +212,14 @@ fn cell(
     }
 }
 
-fn progress_table(leader: Option<&RaftView>, lang: Lang) -> Html {
+fn progress_table(world: &World, leader: Option<&RaftView>, lang: Lang) -> Html {
     let Some(leader) = leader else {
         return html! {};
     };
     let rows = leader.progress.iter().filter(|p| p.member != leader.id);
     html! {
         <table class="progress" data-progress="">
-            <caption>{ format!("{} ({})", t(lang, Text::Progress), leader.id) }</caption>
+            <caption>{ format!("{} ({})", t(lang, Text::Progress), world.display_name(leader.id)) }</caption>
             <thead><tr>
                 <th />
                 <th>{ t(lang, Text::Match) }</th>
@@ -230,7 +230,7 @@ fn progress_table(leader: Option<&RaftView>, lang: Lang) -> Html {
             <tbody>
                 { for rows.map(|p| html! {
                     <tr data-progress-member={p.member.to_string()} data-progress-state={state_name(p.state)}>
-                        <th>{ p.member.to_string() }{ if p.learner { format!(" ({})", t(lang, Text::Learner)) } else { String::new() } }</th>
+                        <th>{ world.display_name(p.member) }{ if p.learner { format!(" ({})", t(lang, Text::Learner)) } else { String::new() } }</th>
                         <td>{ p.match_index }</td>
                         <td>{ p.next_index }</td>
                         <td><span class={classes!("pstate", state_name(p.state))}>{ progress_state(lang, p.state) }</span></td>

@@ -76,7 +76,7 @@ fn card(world: &World, id: MemberId, lang: Lang, send: &Callback<String>) -> Htm
              data-paused={paused.to_string()} data-learner={learner.to_string()}
              data-slow-disk={slow.to_string()}>
             <div class="member-head">
-                <strong class="member-name">{ id.to_string() }</strong>
+                <strong class="member-name">{ world.display_name(id) }</strong>
                 <span class={classes!("badge", state)}>{ role(lang, state) }</span>
                 if learner { <span class="badge learner">{ t(lang, Text::Learner) }</span> }
                 if paused { <span class="badge paused">{ t(lang, Text::Frozen) }</span> }
@@ -85,7 +85,7 @@ fn card(world: &World, id: MemberId, lang: Lang, send: &Callback<String>) -> Htm
             if let Some(v) = &view {
                 <div class="facts">
                     <span><abbr title={t(lang, Text::Term)}>{ "T" }</abbr><b>{ v.term }</b></span>
-                    <span>{ t(lang, Text::Vote) }{ " " }<b>{ v.vote.map_or("–".into(), |m| m.to_string()) }</b></span>
+                    <span>{ t(lang, Text::Vote) }{ " " }<b>{ v.vote.map_or("–".into(), |m| world.display_name(m)) }</b></span>
                     <span>{ t(lang, Text::Commit) }{ " " }<b>{ v.commit }</b></span>
                     <span>{ t(lang, Text::Applied) }{ " " }<b>{ v.applied }</b></span>
                 </div>
@@ -146,9 +146,9 @@ fn refusals(world: &World, id: MemberId, lang: Lang) -> Html {
         .filter_map(|e| match &e.event {
             NodeEvent::RefusedVote { candidate, reason, .. } if *candidate == id && !seen.contains(&e.member) => {
                 seen.push(e.member);
-                let why = refusal_reason(lang, &id.to_string(), reason);
+                let why = refusal_reason(lang, &|m| world.display_name(m), id, reason);
                 Some(html! {
-                    <li data-refusal={e.member.to_string()}>{ format!("✕ {}: {why}", e.member) }</li>
+                    <li data-refusal={e.member.to_string()}>{ format!("✕ {}: {why}", world.display_name(e.member)) }</li>
                 })
             }
             _ => None,

@@ -88,7 +88,7 @@ pub fn keys(world: &World, chosen: Option<MemberId>, lang: Lang, d: &Dispatch) -
                     let (id, d) = (*id, d.clone());
                     html! {
                         <button class={classes!((id == member).then_some("current"))} data-kv-show={id.to_string()}
-                            onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::ShowKeysOf(id)))}>{ id.to_string() }</button>
+                            onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::ShowKeysOf(id)))}>{ world.display_name(id) }</button>
                     }
                 }) }
                 <span class="kv-revs">

@@ -18,7 +18,7 @@ pub fn clock(world: &World, view: &View, d: &Dispatch, fast_forward: Html) -> Ht
             <span class="label">{ t(lang, Text::VirtualTime) }</span>
             <span class="value" data-sim-time={world.now().to_string()}>{ format!("{:.2} s", world.now() as f64 / 1000.0) }</span>
             <span class="leader-now" data-leader={world.leader().map(|l| l.to_string()).unwrap_or_default()}>{
-                leader_now(lang, world.leader().map(|l| l.to_string()).as_deref())
+                leader_now(lang, world.leader().map(|l| world.display_name(l)).as_deref())
             }</span>
             <span class="inflight">{ format!("{} {}", world.in_flight().len(), t(lang, Text::InFlight)) }</span>
         </div>
@@ -154,7 +154,7 @@ pub fn events(world: &World, violations: &[Violation], lang: Lang) -> Html {
                     html! {
                         <li data-repeat={(*count > 1).then(|| count.to_string())}>
                             <span class="when">{ format!("{:.2}s", e.time_ms as f64 / 1000.0) }</span>
-                            { narrate(lang, &e.member.to_string(), &e.event) }
+                            { narrate(lang, &|m| world.display_name(m), e.member, &e.event) }
                             if *count > 1 { <span class="repeat">{ format!(" ×{count}") }</span> }
                         </li>
                     }

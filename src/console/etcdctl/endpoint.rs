@@ -96,13 +96,30 @@ fn on_port(world: &Cluster, host: &str, port: &str) -> Option<MemberId> {
 /// The endpoint a command without `--endpoints` connects to: the first member of the cluster
 /// that accepts connections (the first member when none does, so the call waits and fails
 /// as it would).
+///
+/// On the kubeadm machine (its member serves TLS) the console runs beside its one member,
+/// so the default is etcdctl's own, `127.0.0.1:2379`, and output names it so.
 pub fn default_endpoint(world: &Cluster) -> String {
     let members = world.client_endpoints();
-    world
+    let member = world
         .first_reachable(&members)
-        .or_else(|| members.first().copied())
-        .map_or_else(|| "m1".to_string(), |m| m.to_string())
+        .or_else(|| members.first().copied());
+    match member {
+        _ if default_is_local(world) => ETCDCTL_DEFAULT.to_string(),
+        Some(m) => m.to_string(),
+        None => "m1".to_string(),
+    }
 }
+
+/// Whether the console's etcdctl runs beside its member (the kubeadm machine): then its
+/// default endpoint is that member's loopback address, not the cluster's first member up.
+pub fn default_is_local(world: &Cluster) -> bool {
+    let members = world.client_endpoints();
+    members.first().is_some_and(|m| world.serves_tls(*m))
+}
+
+/// clientv3's default endpoint (etcdctl's `--endpoints` default).
+const ETCDCTL_DEFAULT: &str = "127.0.0.1:2379";
 
 /// Why a request to `member` (None: to `endpoints`, where nothing answered) went
 /// unanswered, when the error cannot say: what the page adds as its hint.
@@ -216,6 +233,28 @@ mod tests {
             default_endpoint(&w),
             "m1",
             "nobody is up: the first, to fail on"
+        );
+    }
+
+    #[test]
+    fn on_the_kubeadm_machine_the_default_is_etcdctls_own_and_reaches_master() {
+        let mut w = crate::etcd::ClusterConfig::kubeadm(1).build();
+        assert_eq!(default_endpoint(&w), "127.0.0.1:2379");
+        let tls = ClientTls {
+            configured: true,
+            ..ClientTls::default()
+        };
+        assert!(matches!(
+            resolve(&w, &default_endpoint(&w), &tls),
+            Target::Member(MemberId(1)) | Target::Refused(MemberId(1), _)
+        ));
+        assert_eq!(w.member("master"), Ok(MemberId(1)), "its etcd name");
+        assert_eq!(w.display_name(MemberId(1)), "master");
+        w.kill(MemberId(1)).expect("master runs");
+        assert_eq!(
+            default_endpoint(&w),
+            "127.0.0.1:2379",
+            "stopped: still there"
         );
     }
 

@@ -231,7 +231,10 @@ impl Session {
             stdin,
             env,
         };
-        (verb.run)(self, &call).unwrap_or_else(Output::error)
+        (verb.run)(self, &call).unwrap_or_else(|e| match e {
+            ConsoleError::Sim(e) => Output::error(e.naming(|m| self.world.display_name(m))),
+            e => Output::error(e),
+        })
     }
 
     /// A member name, or `leader` for the current leader.
