@@ -6,6 +6,7 @@
 
 mod browser_support;
 
+use browser_support::raftlab::PLAY;
 use browser_support::{story, wait_for, Harness, Member, Page, Result};
 
 const WORLD: &str = r#"[data-control="world"]"#;
@@ -103,6 +104,8 @@ fn the_kubeadm_world_runs_the_articles_commands() {
                     && footer.contains("the member on this machine: master"),
                 "{footer}"
             );
+            // Paused, so that the kubelet does not start it again between the two kills.
+            page.pause().await?;
             page.console("kill master").await?;
             page.wait_members("master stopped", |ms| {
                 ms.iter().find(|m| m.is_stopped()).cloned()
@@ -113,8 +116,22 @@ fn the_kubeadm_world_runs_the_articles_commands() {
                 .await?;
             // The kubelet starts the etcd container again after its back-off.
             page.set_speed(10.0).await?;
+            page.click(PLAY).await?;
             page.wait_single_leader().await?;
             page.screenshot("articles-kubeadm-console").await?;
+            // The "start here" card speaks the articles' first steps in this world.
+            assert_eq!(page.count(r#"[data-start="cut-network"]"#).await?, 0);
+            let healthy = "https://127.0.0.1:2379 is healthy";
+            let before = page.console_output().await?.matches(healthy).count();
+            page.click(r#"[data-start="etcd-health"]"#).await?;
+            wait_for("the card's endpoint health", async || {
+                let now = page.console_output().await?.matches(healthy).count();
+                Ok((now > before).then_some(()))
+            })
+            .await?;
+            page.click(r#"[data-start="static-pods"]"#).await?;
+            page.wait_console_output("coredns-").await?;
+            page.screenshot("articles-kubeadm-start-here").await?;
             choose_world(&page, "members").await?;
             page.wait_count("[data-member]", 3).await?;
             Ok(())

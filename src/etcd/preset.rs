@@ -31,6 +31,13 @@ pub mod kubeadm {
     pub const CLUSTER_TOKEN: &str = "etcd-cluster";
     /// The server in `/etc/kubernetes/admin.conf`.
     pub const API_SERVER: &str = "10.140.0.33:6443";
+    /// The lines article 001 types before its first etcdctl command (三 Step 3).
+    pub const ETCDCTL_EXPORTS: [&str; 4] = [
+        "export ETCDCTL_ENDPOINTS=https://127.0.0.1:2379",
+        "export ETCDCTL_CACERT=/etc/kubernetes/pki/etcd/ca.crt",
+        "export ETCDCTL_CERT=/etc/kubernetes/pki/etcd/healthcheck-client.crt",
+        "export ETCDCTL_KEY=/etc/kubernetes/pki/etcd/healthcheck-client.key",
+    ];
 }
 
 /// The data dir etcd makes on its first start as `identity`, alone in its cluster (an empty

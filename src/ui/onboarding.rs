@@ -5,9 +5,12 @@
 use super::dom;
 use super::i18n::{t, Text};
 use super::lab::Lab;
+use super::lab::Msg;
 use super::page::Dispatch;
 use super::status;
 use super::view::{Action, Tab, View};
+use crate::etcd::kubeadm::ETCDCTL_EXPORTS;
+use crate::etcd::Preset;
 use std::cell::Cell;
 use yew::prelude::*;
 
@@ -54,17 +57,48 @@ pub fn card(lab: &Lab, view: &View, d: &Dispatch) -> Html {
         let d = d.clone();
         Callback::from(move |_: MouseEvent| {
             d.dispatch(Action::SetSlowMotion(true));
-            d.dispatch(super::lab::Msg::Play);
+            d.dispatch(Msg::Play);
         })
     });
     let write = {
         let d = d.clone();
         Callback::from(move |_: MouseEvent| {
-            d.dispatch(super::lab::Msg::Command(FIRST_WRITE.into()));
+            d.dispatch(Msg::Command(FIRST_WRITE.into()));
             d.dispatch(Action::SetTab(Tab::Keys));
         })
     };
     let no_leader = leader.is_none().then(|| t(lang, Text::NeedsLeader));
+    // One member and no network to cut: the articles' first steps instead.
+    let middle = if lab.settings().preset == Preset::Kubeadm {
+        let tls = |last: &str| {
+            let mut lines: Vec<String> = ETCDCTL_EXPORTS.iter().map(|l| l.to_string()).collect();
+            lines.push(last.to_string());
+            Msg::Commands(lines)
+        };
+        let health = tls("etcdctl endpoint health");
+        let write_lines = tls(FIRST_WRITE);
+        let d2 = d.clone();
+        let write = Callback::from(move |_: MouseEvent| {
+            d2.dispatch(write_lines.clone());
+            d2.dispatch(Action::SetTab(Tab::Keys));
+        });
+        let d3 = d.clone();
+        let health = Callback::from(move |_: MouseEvent| d3.dispatch(health.clone()));
+        html! { <>
+            { step(2, "static-pods", t(lang, Text::StartPods), t(lang, Text::StartPodsWhat),
+                d.command("kubectl get pods -n kube-system".into()), None) }
+            { step(3, "etcd-health", t(lang, Text::StartTls), t(lang, Text::StartTlsWhat), health, None) }
+            { step(4, "write-key", t(lang, Text::StartWrite), t(lang, Text::StartWriteWhat), write, None) }
+        </> }
+    } else {
+        html! { <>
+            { step(2, "kill-leader", t(lang, Text::StartKill), t(lang, Text::StartKillWhat),
+                d.command("kill leader".into()), no_leader) }
+            { step(3, "cut-network", t(lang, Text::StartCut), t(lang, Text::StartCutWhat),
+                d.command("isolate leader".into()), no_leader) }
+            { step(4, "write-key", t(lang, Text::StartWrite), t(lang, Text::StartWriteWhat), write, None) }
+        </> }
+    };
     html! {
         <aside class="onboarding panel" data-onboarding="" aria-labelledby="onboarding-title">
             <div class="panel-head">
@@ -74,11 +108,7 @@ pub fn card(lab: &Lab, view: &View, d: &Dispatch) -> Html {
             </div>
             <ol class="first-steps">
                 { step(1, "watch", t(lang, Text::StartWatch), t(lang, Text::StartWatchWhat), watch, None) }
-                { step(2, "kill-leader", t(lang, Text::StartKill), t(lang, Text::StartKillWhat),
-                    d.command("kill leader".into()), no_leader) }
-                { step(3, "cut-network", t(lang, Text::StartCut), t(lang, Text::StartCutWhat),
-                    d.command("isolate leader".into()), no_leader) }
-                { step(4, "write-key", t(lang, Text::StartWrite), t(lang, Text::StartWriteWhat), write, None) }
+                { middle }
             </ol>
         </aside>
     }

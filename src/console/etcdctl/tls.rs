@@ -413,4 +413,22 @@ mod tests {
             Err(Refusal::UnknownAuthority)
         );
     }
+
+    /// What the page's "start here" card sends in the kubeadm world: the article's lines.
+    #[test]
+    fn the_articles_export_lines_reach_master_over_tls() {
+        let mut s = crate::console::Session::new(ClusterConfig::kubeadm(1));
+        assert_eq!(s.execute("wait leader", None).code, 0);
+        for line in crate::etcd::kubeadm::ETCDCTL_EXPORTS {
+            let out = s.execute(line, None);
+            assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{line}");
+        }
+        let out = s.execute("etcdctl endpoint health", None);
+        // etcdctl 3.4 prints health to stderr, healthy or not.
+        assert!(
+            out.stderr
+                .starts_with("https://127.0.0.1:2379 is healthy: successfully committed proposal"),
+            "{out:?}"
+        );
+    }
 }
