@@ -352,3 +352,44 @@ fn typed_objects_round_trip_every_cached_object_exactly() {
     }
     assert!(checked > 40, "{checked} objects");
 }
+
+/// kubeadm's cluster: the CoreDNS addon's two pods run, each with an IP from its own node's
+/// podCIDR (node01's and node02's ranges differ).
+#[test]
+fn kubeadm_runs_coredns_with_pod_ips_from_each_nodes_range() {
+    let mut world = crate::etcd::ClusterConfig::kubeadm(1).build();
+    assert!(world.run_until_cond(10_000, |w| w.ready_leader().is_some()));
+    let mut files = super::Files::new();
+    let mut cp = ControlPlane::kubeadm_init(&mut world, &mut files, 1).expect("kubeadm init");
+    let t = world.now() + 30_000;
+    cp.run_until(&mut world, t);
+    let (nodes, _) = cp.api.list(&mut world, &meta::NODES, None).expect("nodes");
+    let (pods, _) = cp
+        .api
+        .list(&mut world, &meta::PODS, Some("kube-system"))
+        .expect("pods");
+    let cidr = |node: &str| -> String {
+        let n = nodes.iter().find(|n| n["metadata"]["name"] == node);
+        n.map(|n| n["spec"]["podCIDR"].as_str().unwrap_or("").to_string())
+            .unwrap_or_default()
+    };
+    let dns: Vec<&serde_json::Value> = pods
+        .iter()
+        .filter(|p| p["metadata"]["labels"]["k8s-app"] == "kube-dns")
+        .collect();
+    assert_eq!(dns.len(), 2);
+    let mut ranges = Vec::new();
+    for pod in dns {
+        assert_eq!(pod["status"]["phase"], "Running", "{pod}");
+        let node = pod["spec"]["nodeName"].as_str().expect("scheduled");
+        let range = cidr(node);
+        let ip = pod["status"]["podIP"].as_str().expect("an IP");
+        assert!(
+            ip.starts_with(range.trim_end_matches("0/24")),
+            "{ip} in {range}"
+        );
+        ranges.push(range);
+    }
+    ranges.dedup();
+    assert_eq!(ranges.len(), 2, "one on each worker: {ranges:?}");
+}

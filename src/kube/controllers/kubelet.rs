@@ -40,6 +40,8 @@ pub struct Kubelets {
     next_ip: BTreeMap<String, u32>,
     /// Each registered node's address (its pods' hostIP).
     node_ips: BTreeMap<String, String>,
+    /// Each registered node's pod range, `10.244.X.0/24`, by its X.
+    pod_subnets: BTreeMap<String, u32>,
 }
 
 fn caller() -> Caller {
@@ -68,17 +70,20 @@ impl Kubelets {
         world: &mut Cluster,
         (preset, control_plane): (Preset, &[String]),
     ) -> Tick {
-        let control = control_plane.iter().enumerate().map(|(i, n)| {
-            let cidr = format!("10.244.{}.0/24", 100 + i);
-            (n.clone(), true, preset.control_plane_ip(i), cidr)
-        });
-        let workers = preset.workers().iter().enumerate().map(|(i, (n, ip))| {
-            let cidr = format!("10.244.{}.0/24", i + 1);
-            (n.to_string(), false, ip.to_string(), cidr)
-        });
-        let nodes: Vec<(String, bool, String, String)> = control.chain(workers).collect();
-        for (node, control_plane, ip, cidr) in nodes {
+        let control = control_plane
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), true, preset.control_plane_ip(i), 100 + i as u32));
+        let workers = preset
+            .workers()
+            .iter()
+            .enumerate()
+            .map(|(i, (n, ip))| (n.to_string(), false, ip.to_string(), i as u32 + 1));
+        let nodes: Vec<(String, bool, String, u32)> = control.chain(workers).collect();
+        for (node, control_plane, ip, subnet) in nodes {
+            let cidr = format!("10.244.{subnet}.0/24");
             self.node_ips.insert(node.clone(), ip.clone());
+            self.pod_subnets.insert(node.clone(), subnet);
             let now = world.now();
             let obj = node_object(&node, control_plane, &ip, &cidr, now);
             soft(api.create(caller, world, &NODES, obj))?;
@@ -199,10 +204,11 @@ impl Kubelets {
     ) -> Tick {
         let t = meta::timestamp(world.now());
         let node = pod.node_name().to_string();
-        let index = node.trim_start_matches("node-").parse::<u32>().unwrap_or(1);
+        // From the node's own podCIDR, as the CNI plugin hands them out.
+        let subnet = self.pod_subnets.get(&node).copied().unwrap_or(1);
         let n = self.next_ip.entry(node).or_insert(1);
         *n += 1;
-        let pod_ip = format!("10.244.{index}.{n}");
+        let pod_ip = format!("10.244.{subnet}.{n}");
         let mut new = Pod::clone(pod);
         let status = &mut new.status;
         status.phase = Some("Running".into());
