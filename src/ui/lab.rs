@@ -622,13 +622,6 @@ impl Lab {
         }
     }
 
-    /// One command and its standard input (a heredoc), as typed.
-    fn run_line(&mut self, line: &ScriptLine) {
-        let time_ms = self.world().now();
-        let out = self.session.execute(&line.text, line.stdin.as_deref());
-        self.show(line, time_ms, &out);
-    }
-
     /// What a line typed at `time_ms` printed, in the transcript.
     fn show(&mut self, line: &ScriptLine, time_ms: Millis, out: &Output) {
         if out.aside == Some(Aside::ClearScreen) {
@@ -652,10 +645,10 @@ impl Lab {
     /// transcript); "Show me" types the solution in the console.
     fn lesson(&mut self, msg: LessonMsg) -> Action {
         if msg == LessonMsg::ShowMe {
+            // Queued as typed lines are, so that a long `wait` among them runs in slices.
             self.branch();
-            for line in self.lessons.solution() {
-                self.run_line(&line);
-            }
+            self.long.queue(self.lessons.solution());
+            self.continue_long_run(FIRST_SLICE_MS);
             self.observe();
             return Action::Refresh;
         }

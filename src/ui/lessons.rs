@@ -605,6 +605,30 @@ mod tests {
 
     const CHOICES_RIGHT: usize = 2;
 
+    /// "Show me" types its lines as the console does: a `wait leader` that cannot end soon
+    /// runs in slices (the page keeps drawing), and ends as it would have at once.
+    #[test]
+    fn show_me_runs_a_long_wait_in_slices() {
+        let mut lab = lab_at(KILL);
+        lab.apply(Msg::Command("wait leader".into()));
+        let leader = lab.world().leader().expect("a leader");
+        let other = lab.world().member_ids().into_iter().find(|m| *m != leader);
+        lab.apply(Msg::Command(format!("kill {}", other.expect("a follower"))));
+        lab.apply(Msg::Lesson(LessonMsg::ShowMe));
+        assert!(lab.long_run().is_some(), "no quorum: the wait goes on");
+        let last = |lab: &Lab| lab.transcript().last().map(|e| e.line.clone());
+        assert_eq!(last(&lab).as_deref(), Some("kill leader"));
+        let mut slices = 0;
+        while lab.long_run().is_some() && slices < 1_000 {
+            lab.apply(Msg::Continue(1_000));
+            slices += 1;
+        }
+        assert!(slices > 10, "{slices} slices");
+        let end = lab.transcript().last().expect("the wait ended");
+        assert_eq!(end.line, "wait leader");
+        assert_eq!(end.stderr, "Error: no leader within 60s\n");
+    }
+
     #[test]
     fn a_share_link_reopens_the_step_and_replays_what_was_done_in_it() {
         let mut lab = lab_at(KILL);
