@@ -54,6 +54,12 @@ const SHOW_LABELS: Flag = flag(
     "false",
     "When printing, show all labels as the last column",
 );
+const NO_HEADERS: Flag = flag(
+    "no-headers",
+    Kind::Bool,
+    "false",
+    "When using the default or custom-column output format, don't print headers (default print headers).",
+);
 const RECORD: Flag = flag(
     "record",
     Kind::Bool,
@@ -171,6 +177,7 @@ pub(super) const GET: Spec = Spec {
         ALL_NAMESPACES,
         WATCH,
         SHOW_LABELS,
+        NO_HEADERS,
     ],
 };
 pub(super) const DELETE: Spec = Spec {
@@ -333,6 +340,7 @@ pub(super) struct Args {
     pub secret_type: Option<String>,
     pub to_revision: Option<String>,
     pub show_labels: bool,
+    pub no_headers: bool,
     /// `get -w`: after the list, print every change that arrives.
     pub watch: bool,
     pub help: bool,
@@ -355,6 +363,7 @@ impl Args {
             secret_type: text("type"),
             to_revision: text("to-revision"),
             show_labels: p.bool("show-labels"),
+            no_headers: p.bool("no-headers"),
             watch: p.bool("watch"),
             help: p.bool("help"),
         }

@@ -51,7 +51,7 @@ pub(super) fn get(ctx: &mut Ctx, a: &Args) {
                 ctx.print(&format!("{}/{}\n", r.kind_group(), meta::name(o)));
             }
         }
-        (_, Some(columns)) => print_custom(ctx, &fetched.items, &columns),
+        (_, Some(columns)) => print_custom(ctx, &fetched.items, &columns, a.no_headers),
         _ => print_tables(ctx, a, &targets, &fetched.items, format == "wide"),
     }
     if a.watch {
@@ -148,7 +148,7 @@ fn print_document(ctx: &mut Ctx, fetched: &Fetched, format: &str) {
     }
 }
 
-fn print_custom(ctx: &mut Ctx, items: &[(Resource, Value)], columns: &Columns) {
+fn print_custom(ctx: &mut Ctx, items: &[(Resource, Value)], columns: &Columns, no_headers: bool) {
     let mut rows = vec![columns.iter().map(|(h, _)| h.clone()).collect::<Vec<_>>()];
     for (_, o) in items {
         rows.push(
@@ -158,7 +158,7 @@ fn print_custom(ctx: &mut Ctx, items: &[(Resource, Value)], columns: &Columns) {
                 .collect(),
         );
     }
-    ctx.print(&render_table(&rows));
+    ctx.print(&render_table(&rows[usize::from(no_headers)..]));
 }
 
 /// One table per run of objects of the same resource, a blank line between them.
@@ -173,6 +173,7 @@ fn print_tables(
         wide,
         all_namespaces: a.all_namespaces,
         show_labels: a.show_labels,
+        no_headers: a.no_headers,
         kind_prefix: targets.len() > 1
             || a.positional.first().is_some_and(|p| p.contains(['/', ','])),
         now: ctx.world.now(),
@@ -199,6 +200,7 @@ fn watch_rows(ctx: &mut Ctx, a: &Args, r: &Resource, name: &str, scope: Option<&
         wide: a.output.as_deref() == Some("wide"),
         all_namespaces: a.all_namespaces,
         show_labels: a.show_labels,
+        no_headers: false,
         kind_prefix: false,
         now: ctx.world.now(),
     };

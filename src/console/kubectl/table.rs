@@ -10,6 +10,8 @@ pub(super) struct TableOptions {
     pub wide: bool,
     pub all_namespaces: bool,
     pub show_labels: bool,
+    /// `--no-headers`: the rows alone, padded among themselves.
+    pub no_headers: bool,
     /// Names as `kind.group/name` (several resources were asked for).
     pub kind_prefix: bool,
     pub now: Millis,
@@ -75,7 +77,8 @@ pub(super) fn table(r: &Resource, objs: &[&Value], options: &TableOptions) -> St
         }
         rows.push(cells);
     }
-    render_table(&rows)
+    let skip = usize::from(options.no_headers);
+    render_table(&rows[skip..])
 }
 
 /// A kind's columns and the ones `-o wide` adds.

@@ -154,6 +154,16 @@ fn flags_each_command_accepts_still_work() {
         out.stdout
     );
     assert!(out.stdout.contains("app=web"), "{}", out.stdout);
+    // The rows alone, padded among themselves (the header's widths no longer count).
+    let out = run(&mut cp, &mut w, "get deployments --no-headers");
+    assert!(out.stdout.starts_with("web   0/3   "), "{}", out.stdout);
+    assert_eq!(out.stdout.lines().count(), 1, "{}", out.stdout);
+    let out = run(
+        &mut cp,
+        &mut w,
+        "get deploy -o custom-columns=N:.metadata.name,R:.spec.replicas --no-headers",
+    );
+    assert_eq!(out.stdout, "web   3\n");
     let out = run(&mut cp, &mut w, "describe deployments -A -l app=web");
     assert!(
         out.stdout.starts_with("Name:                   web\n"),
