@@ -260,37 +260,58 @@ const GREP_USAGE: &str =
     "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n";
 
 /// How grep reads its pattern.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 enum Syntax {
+    #[default]
     Basic,
     Extended,
     Fixed,
 }
 
-/// `grep [-i] [-v] [-c] [-n] [-G|-E|-F] PATTERN [FILE...]`: GNU's basic (the default) or
-/// extended regular expressions, or a fixed string. Exit status 1 when nothing matched, 2 on
-/// bad usage or an unreadable file.
+/// grep's switches (`-i -v -c -n -o -q` and the pattern's syntax).
+#[derive(Clone, Copy, Default)]
+struct GrepOptions {
+    ignore_case: bool,
+    invert: bool,
+    count: bool,
+    number: bool,
+    /// `-o`: each match on its own line, not the line.
+    only: bool,
+    /// `-q`: nothing printed; the exit status says whether a line matched.
+    quiet: bool,
+    syntax: Syntax,
+}
+
+impl GrepOptions {
+    fn set(&mut self, flag: char) -> bool {
+        match flag {
+            'i' => self.ignore_case = true,
+            'v' => self.invert = true,
+            'c' => self.count = true,
+            'n' => self.number = true,
+            'o' => self.only = true,
+            'q' => self.quiet = true,
+            'F' => self.syntax = Syntax::Fixed,
+            'E' => self.syntax = Syntax::Extended,
+            'G' => self.syntax = Syntax::Basic,
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// `grep [-i] [-v] [-c] [-n] [-o] [-q] [-G|-E|-F] PATTERN [FILE...]`: GNU's basic (the
+/// default) or extended regular expressions, or a fixed string. Exit status 1 when nothing
+/// matched, 2 on bad usage or an unreadable file.
 fn grep(args: &[String], input: &str, files: &Files) -> (String, String, i32) {
     let fail = |text: String| (String::new(), text, 2);
-    let (mut ignore_case, mut invert, mut count, mut number) = (false, false, false, false);
-    let mut syntax = Syntax::Basic;
+    let mut o = GrepOptions::default();
     let (mut pattern, mut names) = (None, Vec::new());
     for a in args {
         match a.as_str() {
             flags if flags.starts_with('-') && flags.len() > 1 => {
-                for f in flags[1..].chars() {
-                    match f {
-                        'i' => ignore_case = true,
-                        'v' => invert = true,
-                        'c' => count = true,
-                        'n' => number = true,
-                        'F' => syntax = Syntax::Fixed,
-                        'E' => syntax = Syntax::Extended,
-                        'G' => syntax = Syntax::Basic,
-                        other => {
-                            return fail(format!("grep: invalid option -- '{other}'\n{GREP_USAGE}"))
-                        }
-                    }
+                if let Some(other) = flags[1..].chars().find(|f| !o.set(*f)) {
+                    return fail(format!("grep: invalid option -- '{other}'\n{GREP_USAGE}"));
                 }
             }
             p if pattern.is_none() => pattern = Some(p.to_string()),
@@ -300,7 +321,7 @@ fn grep(args: &[String], input: &str, files: &Files) -> (String, String, i32) {
     let Some(pattern) = pattern else {
         return fail(GREP_USAGE.into());
     };
-    let re = match compile(&pattern, syntax, ignore_case) {
+    let re = match compile(&pattern, o.syntax, o.ignore_case) {
         Ok(re) => re,
         Err(e) => return fail(format!("grep: {e}\n")),
     };
@@ -327,9 +348,11 @@ fn grep(args: &[String], input: &str, files: &Files) -> (String, String, i32) {
         } else {
             String::new()
         };
-        let found = grep_text(&re, &text, invert, !count && number);
+        let found = grep_text(&re, &text, o);
         hits += found.0;
-        if count {
+        if o.quiet {
+            continue;
+        } else if o.count {
             let _ = writeln!(out, "{prefix}{}", found.0);
         } else {
             for line in found.1 {
@@ -337,35 +360,42 @@ fn grep(args: &[String], input: &str, files: &Files) -> (String, String, i32) {
             }
         }
     }
-    let code = if !err.is_empty() {
-        2
-    } else if hits > 0 {
-        0
-    } else {
-        1
+    // GNU grep -q exits 0 at the first match, even past a file it could not read.
+    let code = match () {
+        _ if o.quiet && hits > 0 => 0,
+        _ if !err.is_empty() => 2,
+        _ if hits > 0 => 0,
+        _ => 1,
     };
     (out, err, code)
 }
 
-/// The number of selected lines of `text`, and those lines (numbered, if asked).
-fn grep_text(
-    re: &regex_lite::Regex,
-    text: &str,
-    invert: bool,
-    number: bool,
-) -> (usize, Vec<String>) {
-    let mut selected = Vec::new();
+/// The number of selected lines of `text`, and what to print of them: the lines (numbered,
+/// if asked), or with `-o` each match of a selected line.
+fn grep_text(re: &regex_lite::Regex, text: &str, o: GrepOptions) -> (usize, Vec<String>) {
+    let (mut selected, mut printed) = (0, Vec::new());
+    let number = |i: usize, s: &str| {
+        if o.number && !o.count {
+            format!("{}:{s}", i + 1)
+        } else {
+            s.to_string()
+        }
+    };
     for (i, line) in lines(text).enumerate() {
         let line = line.trim_end_matches('\n');
-        if re.is_match(line) != invert {
-            selected.push(if number {
-                format!("{}:{line}", i + 1)
-            } else {
-                line.to_string()
-            });
+        if re.is_match(line) == o.invert {
+            continue;
+        }
+        selected += 1;
+        if !o.only {
+            printed.push(number(i, line));
+        } else if !o.invert {
+            // GNU prints the non-empty matches; an inverted -o selects lines but prints none.
+            let matches = re.find_iter(line).filter(|m| !m.is_empty());
+            printed.extend(matches.map(|m| number(i, m.as_str())));
         }
     }
-    (selected.len(), selected)
+    (selected, printed)
 }
 
 /// The pattern as a regex-lite expression, or GNU grep's complaint about it.
@@ -956,6 +986,26 @@ mod tests {
         assert_eq!(
             run("head d", "").1,
             "head: error reading 'd': Is a directory\n"
+        );
+    }
+
+    #[test]
+    fn grep_only_matching_and_quiet() {
+        let ps = "1 x etcd-master\n2 x kube-apiserver-master\n3 x kube-scheduler\n";
+        assert_eq!(
+            run("grep -oE 'kube-[a-z]+'", ps).0,
+            "kube-apiserver\nkube-scheduler\n"
+        );
+        assert_eq!(run("grep -on master", ps).0, "1:master\n2:master\n");
+        assert_eq!(run("grep -oc master", ps).0, "2\n", "-c counts lines");
+        assert_eq!(
+            run("grep -ov master", ps),
+            (String::new(), String::new(), 0)
+        );
+        assert_eq!(run("grep -q etcd", ps), (String::new(), String::new(), 0));
+        assert_eq!(
+            run("grep -q nothing", ps),
+            (String::new(), String::new(), 1)
         );
     }
 
