@@ -107,8 +107,8 @@ pub fn expand(
                         .iter()
                         .position(|c| *c == '}')
                         .ok_or("unexpected EOF while looking for matching `}'")?;
-                    let name: String = chars[i + 2..i + end].iter().collect();
-                    out.push_str(&literal(&var(&name)));
+                    let expr: String = chars[i + 2..i + end].iter().collect();
+                    out.push_str(&literal(&parameter(&expr, var)?));
                     i += end + 1;
                     continue;
                 }
@@ -130,6 +130,32 @@ pub fn expand(
         i += 1;
     }
     Ok(out)
+}
+
+/// bash's `${…}` forms the articles' kind of script uses: `NAME`, `#NAME` (its length in
+/// characters) and `NAME:-WORD` (WORD when NAME is empty or unset); anything else is bash's
+/// "bad substitution".
+fn parameter(expr: &str, var: &dyn Fn(&str) -> String) -> Result<String, String> {
+    let is_name = |n: &str| {
+        n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && n.chars().next().is_some_and(|c| !c.is_ascii_digit())
+    };
+    if let Some(name) = expr.strip_prefix('#').filter(|n| is_name(n)) {
+        return Ok(var(name).chars().count().to_string());
+    }
+    if let Some((name, word)) = expr.split_once(":-").filter(|(n, _)| is_name(n)) {
+        let value = var(name);
+        return Ok(if value.is_empty() {
+            word.to_string()
+        } else {
+            value
+        });
+    }
+    if is_name(expr) {
+        Ok(var(expr))
+    } else {
+        Err(format!("${{{expr}}}: bad substitution"))
+    }
 }
 
 /// The words of `line` before any expansion, split at blanks outside quotes, `$(…)` and
@@ -291,6 +317,10 @@ mod tests {
         };
         assert_eq!(e("etcdctl compact \"$rev\""), "etcdctl compact \"42\"");
         assert_eq!(e("echo ${rev}x '$rev'"), "echo 42x '$rev'");
+        assert_eq!(
+            e("echo ${#rev} ${#none} ${none:-v3.6.4} ${rev:-0}"),
+            "echo 2 0 v3.6.4 42"
+        );
         assert_eq!(e("echo $unset."), "echo .");
         assert_eq!(e("save s-$(date +%Y).db"), "save s-7.db");
         assert_eq!(e("x $(a | jq '.[0]' \"(\") y"), "x 7 y");
@@ -300,6 +330,10 @@ mod tests {
         let quoted = expand("echo $(x)", &vars, &mut |_| "it's \"q\"".into()).unwrap();
         assert_eq!(shlex::split(&quoted).unwrap(), ["echo", "it's", "\"q\""]);
         assert!(expand("echo $(oops", &vars, &mut |_| String::new()).is_err());
+        assert_eq!(
+            expand("echo ${rev x}", &vars, &mut |_| String::new()),
+            Err("${rev x}: bad substitution".to_string())
+        );
     }
 
     #[test]
