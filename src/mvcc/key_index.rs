@@ -7,16 +7,94 @@
 use super::kv::Rev;
 use crate::base::Revision;
 use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// Revisions of a sealed run: a put after a checkpoint copies at most the open run.
+const RUN: usize = 16;
+
+/// One generation's revisions, oldest first, persistent: full runs of [`RUN`] are sealed and
+/// shared between copies, so a copy of the key (a time-travel checkpoint, then a put) costs
+/// the open run and one pointer. (An `imbl::Vector` copied a whole 64-revision chunk there,
+/// 1 KB per key written after each checkpoint: most of a long run's memory.)
+/// Every sealed run is full, so equal sequences have equal representations.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Revs {
+    sealed: Arc<Vec<Arc<[Rev]>>>,
+    open: Vec<Rev>,
+}
+
+impl Revs {
+    pub fn len(&self) -> usize {
+        self.sealed.len() * RUN + self.open.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.open.is_empty() && self.sealed.is_empty()
+    }
+
+    /// The `n`th revision, oldest first.
+    pub fn get(&self, n: usize) -> Option<Rev> {
+        match self.sealed.get(n / RUN) {
+            Some(run) => Some(run[n % RUN]),
+            None => self.open.get(n - self.sealed.len() * RUN).copied(),
+        }
+    }
+
+    pub fn first(&self) -> Option<Rev> {
+        self.get(0)
+    }
+
+    pub fn last(&self) -> Option<Rev> {
+        self.open
+            .last()
+            .or_else(|| self.sealed.last().and_then(|run| run.last()))
+            .copied()
+    }
+
+    pub fn push(&mut self, rev: Rev) {
+        self.open.push(rev);
+        if self.open.len() == RUN {
+            let run: Arc<[Rev]> = std::mem::take(&mut self.open).into();
+            Arc::make_mut(&mut self.sealed).push(run);
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = Rev> + '_ {
+        (0..self.len()).filter_map(|n| self.get(n))
+    }
+
+    /// Position of the newest revision whose main revision is `<= at` (they are in order).
+    fn newest_at_or_below(&self, at: Revision) -> Option<usize> {
+        let (mut low, mut high) = (0, self.len());
+        while low < high {
+            let mid = (low + high) / 2;
+            if self.get(mid).is_some_and(|r| r.main <= at) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        low.checked_sub(1)
+    }
+
+    /// The revisions from position `n` on (a compaction drops the older ones).
+    fn skip(&self, n: usize) -> Revs {
+        let mut kept = Revs::default();
+        for rev in self.iter().skip(n) {
+            kept.push(rev);
+        }
+        kept
+    }
+}
 
 /// One life of a key: created at `created`, `ver` puts so far, all its revisions in order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Generation {
     pub ver: i64,
     pub created: Rev,
-    // Persistent, as the index is: a put after a checkpoint copies a chunk of the key's
-    // revisions, not all of them (a Vec here made every checkpoint hold its own copy of every
-    // key's whole history: memory quadratic in the run's length).
-    pub revs: imbl::Vector<Rev>,
+    // Persistent, as the index is (a Vec here made every checkpoint hold its own copy of
+    // every key's whole history: memory quadratic in the run's length).
+    pub revs: Revs,
 }
 
 impl Generation {
@@ -26,7 +104,7 @@ impl Generation {
 
     /// Index of the newest revision whose main revision is `<= at`.
     fn newest_at_or_below(&self, at: Revision) -> Option<usize> {
-        self.revs.iter().rposition(|r| r.main <= at)
+        self.revs.newest_at_or_below(at)
     }
 }
 
@@ -43,14 +121,16 @@ pub enum IndexError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyIndex {
     modified: Rev,
-    generations: Vec<Generation>,
+    // Shared until written: the index's tree nodes hold their keys inline, so a checkpoint
+    // followed by one put copies a whole node of them; each copy is then a pointer.
+    generations: Arc<Vec<Generation>>,
 }
 
 impl Default for KeyIndex {
     fn default() -> Self {
         KeyIndex {
             modified: Rev::default(),
-            generations: vec![Generation::default()],
+            generations: Arc::new(vec![Generation::default()]),
         }
     }
 }
@@ -84,7 +164,7 @@ impl KeyIndex {
         if g.revs.is_empty() {
             g.created = rev;
         }
-        g.revs.push_back(rev);
+        g.revs.push(rev);
         g.ver += 1;
         self.modified = rev;
         Ok(())
@@ -103,8 +183,9 @@ impl KeyIndex {
         *g = Generation {
             ver,
             created,
-            revs: imbl::Vector::unit(modified),
+            revs: Revs::default(),
         };
+        g.revs.push(modified);
         self.modified = modified;
         Ok(())
     }
@@ -115,16 +196,17 @@ impl KeyIndex {
             return Err(IndexError::NotLive);
         }
         self.put(rev)?;
-        self.generations.push(Generation::default());
+        Arc::make_mut(&mut self.generations).push(Generation::default());
         Ok(())
     }
 
     fn open_generation(&mut self) -> &mut Generation {
-        if self.generations.is_empty() {
-            self.generations.push(Generation::default());
+        let generations = Arc::make_mut(&mut self.generations);
+        if generations.is_empty() {
+            generations.push(Generation::default());
         }
-        let last = self.generations.len() - 1;
-        &mut self.generations[last]
+        let last = generations.len() - 1;
+        &mut generations[last]
     }
 
     /// The generation that holds the key's state at `at`, if the key was live then
@@ -132,7 +214,7 @@ impl KeyIndex {
     fn find_generation(&self, at: Revision) -> Option<&Generation> {
         let last = self.generations.len().checked_sub(1)?;
         for (i, g) in self.generations.iter().enumerate().rev() {
-            let (Some(first), Some(tomb)) = (g.revs.front(), g.revs.back()) else {
+            let (Some(first), Some(tomb)) = (g.revs.first(), g.revs.last()) else {
                 continue;
             };
             if i != last && tomb.main <= at {
@@ -150,7 +232,11 @@ impl KeyIndex {
     pub fn get(&self, at: Revision) -> Option<(Rev, Rev, i64)> {
         let g = self.find_generation(at)?;
         let n = g.newest_at_or_below(at)?;
-        Some((g.revs[n], g.created, g.ver - (g.revs.len() - n - 1) as i64))
+        Some((
+            g.revs.get(n)?,
+            g.created,
+            g.ver - (g.revs.len() - n - 1) as i64,
+        ))
     }
 
     /// The generation to compact at `at` and the index in it of the newest revision
@@ -159,15 +245,15 @@ impl KeyIndex {
         let mut gen_idx = 0;
         while gen_idx + 1 < self.generations.len() {
             let g = &self.generations[gen_idx];
-            if g.revs.back().is_some_and(|tomb| tomb.main > at) {
+            if g.revs.last().is_some_and(|tomb| tomb.main > at) {
                 break;
             }
             gen_idx += 1;
         }
         let g = &self.generations[gen_idx];
         let rev_idx = g.newest_at_or_below(at);
-        if let Some(i) = rev_idx {
-            available.insert(g.revs[i]);
+        if let Some(rev) = rev_idx.and_then(|i| g.revs.get(i)) {
+            available.insert(rev);
         }
         (gen_idx, rev_idx)
     }
@@ -180,18 +266,19 @@ impl KeyIndex {
             return;
         }
         let (mut gen_idx, rev_idx) = self.do_compact(at, available);
-        let last = self.generations.len() - 1;
-        let g = &mut self.generations[gen_idx];
+        let generations = Arc::make_mut(&mut self.generations);
+        let last = generations.len() - 1;
+        let g = &mut generations[gen_idx];
         if !g.is_empty() {
             if let Some(i) = rev_idx {
                 g.revs = g.revs.skip(i);
             }
-            if g.revs.len() == 1 && gen_idx != last {
-                available.remove(&g.revs[0]);
+            if let (1, Some(only), true) = (g.revs.len(), g.revs.first(), gen_idx != last) {
+                available.remove(&only);
                 gen_idx += 1;
             }
         }
-        self.generations.drain(..gen_idx);
+        generations.drain(..gen_idx);
     }
 
     /// What [`KeyIndex::compact`] at `at` would keep, without changing anything (etcd `keep`).
@@ -203,7 +290,9 @@ impl KeyIndex {
         let g = &self.generations[gen_idx];
         if let Some(i) = rev_idx {
             if i + 1 == g.revs.len() && gen_idx + 1 != self.generations.len() {
-                available.remove(&g.revs[i]);
+                if let Some(rev) = g.revs.get(i) {
+                    available.remove(&rev);
+                }
             }
         }
     }
@@ -348,5 +437,26 @@ mod tests {
         ki.put(r(11)).unwrap();
         assert_eq!(ki.get(11), Some((r(11), r(5), 5)));
         assert_eq!(ki.get(8), None);
+    }
+
+    #[test]
+    fn revs_across_sealed_runs_read_and_skip_as_a_list() {
+        let all: Vec<Rev> = (1..=3 * RUN as i64 + 5).map(|m| r(2 * m)).collect();
+        let mut revs = Revs::default();
+        for (n, rev) in all.iter().enumerate() {
+            let copy = revs.clone();
+            revs.push(*rev);
+            assert_eq!(copy.len(), n, "a copy keeps its own length");
+        }
+        assert_eq!(revs.iter().collect::<Vec<_>>(), all);
+        assert_eq!(revs.last(), all.last().copied());
+        assert_eq!(revs.newest_at_or_below(1), None);
+        assert_eq!(revs.newest_at_or_below(2 * RUN as i64 + 1), Some(RUN - 1));
+        assert_eq!(revs.newest_at_or_below(i64::MAX), Some(all.len() - 1));
+        let skipped = revs.skip(RUN + 3);
+        assert_eq!(skipped.iter().collect::<Vec<_>>(), all[RUN + 3..]);
+        let mut rebuilt = Revs::default();
+        all[RUN + 3..].iter().for_each(|rev| rebuilt.push(*rev));
+        assert_eq!(skipped, rebuilt, "one sequence, one representation");
     }
 }
