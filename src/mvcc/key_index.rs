@@ -266,6 +266,11 @@ impl KeyIndex {
             return;
         }
         let (mut gen_idx, rev_idx) = self.do_compact(at, available);
+        // A key the compaction leaves as it is stays shared with the checkpoints.
+        let last_of_one = self.generations[0].revs.len() == 1 && self.generations.len() > 1;
+        if gen_idx == 0 && rev_idx.is_none_or(|i| i == 0) && !last_of_one {
+            return;
+        }
         let generations = Arc::make_mut(&mut self.generations);
         let last = generations.len() - 1;
         let g = &mut generations[gen_idx];
