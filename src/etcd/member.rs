@@ -5,7 +5,9 @@
 use crate::base::digest;
 use crate::base::{Index, MemberId, Millis, Rng, Term};
 use crate::mvcc::{self, LeaseId, MvccError, Request, Response, Store};
-use crate::raft::{Config, Durable, Entries, EntryKind, Message, NodeEvent, Raft, Ready};
+use crate::raft::{
+    Config, Durable, Entries, EntryKind, Image, Message, NodeEvent, Raft, Ready, SnapshotData,
+};
 use crate::sim::{Ctx, Envelope, Process};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -128,33 +130,37 @@ pub struct Attributes {
     pub cluster_version: Option<String>,
 }
 
-/// The state machine's image in a snapshot.
+/// The state machine's image in a snapshot: the store's, sharing its records, and the
+/// attributes. Made into bytes only when asked (a snapshot file, a trace).
+#[derive(Debug)]
 struct StateImage {
-    store: Vec<u8>,
+    store: mvcc::StoreImage,
     attrs: Attributes,
 }
 
-impl StateImage {
-    // The store's bytes go raw after the attributes' JSON and its length: as a JSON array
-    // of numbers they took 3.6 bytes a byte, tens of MB per member past a snapshot count.
+impl Image for StateImage {
     fn to_bytes(&self) -> Vec<u8> {
-        let attrs = serde_json::to_vec(&self.attrs).unwrap_or_default();
-        let mut out = Vec::with_capacity(4 + attrs.len() + self.store.len());
-        out.extend_from_slice(&(attrs.len() as u32).to_le_bytes());
-        out.extend_from_slice(&attrs);
-        out.extend_from_slice(&self.store);
-        out
+        image_bytes(&self.attrs, &self.store.encode())
     }
+}
 
-    fn from_bytes(data: &[u8]) -> Option<StateImage> {
-        let (len, rest) = data.split_first_chunk::<4>()?;
-        let len = u32::from_le_bytes(*len) as usize;
-        let attrs = serde_json::from_slice(rest.get(..len)?).ok()?;
-        Some(StateImage {
-            store: rest[len..].to_vec(),
-            attrs,
-        })
-    }
+// The store's bytes go raw after the attributes' JSON and its length: as a JSON array of
+// numbers they took 3.6 bytes a byte, tens of MB per member past a snapshot count.
+fn image_bytes(attrs: &Attributes, store: &[u8]) -> Vec<u8> {
+    let attrs = serde_json::to_vec(attrs).unwrap_or_default();
+    let mut out = Vec::with_capacity(4 + attrs.len() + store.len());
+    out.extend_from_slice(&(attrs.len() as u32).to_le_bytes());
+    out.extend_from_slice(&attrs);
+    out.extend_from_slice(store);
+    out
+}
+
+/// The attributes and the store's bytes of an image given as bytes; `None` if damaged.
+fn read_image_bytes(data: &[u8]) -> Option<(Attributes, &[u8])> {
+    let (len, rest) = data.split_first_chunk::<4>()?;
+    let len = u32::from_le_bytes(*len) as usize;
+    let attrs = serde_json::from_slice(rest.get(..len)?).ok()?;
+    Some((attrs, &rest[len..]))
 }
 
 /// A committed entry applied by a member, as the state-machine-safety checker sees it.
@@ -309,23 +315,28 @@ impl Member {
         }
     }
 
-    fn state_image(&self) -> Vec<u8> {
-        let image = StateImage {
-            store: self.store.encode(),
+    fn state_image(&self) -> SnapshotData {
+        SnapshotData::of(StateImage {
+            store: self.store.image(),
             attrs: self.attrs.clone(),
-        };
-        image.to_bytes()
+        })
     }
 
-    fn restore_image(&mut self, data: &[u8]) {
-        let image = StateImage::from_bytes(data);
-        let store = image.as_ref().and_then(|i| Store::decode(&i.store).ok());
-        match (image, store) {
-            (Some(image), Some(store)) => {
-                self.store = store;
-                self.attrs = image.attrs;
+    fn restore_image(&mut self, data: &SnapshotData) {
+        let restored = match data.downcast_ref::<StateImage>() {
+            Some(image) => image.store.restore().ok().map(|s| (s, image.attrs.clone())),
+            None => {
+                let bytes = data.to_bytes();
+                read_image_bytes(&bytes)
+                    .and_then(|(attrs, store)| Some((Store::decode(store).ok()?, attrs)))
             }
-            _ => {
+        };
+        match restored {
+            Some((store, attrs)) => {
+                self.store = store;
+                self.attrs = attrs;
+            }
+            None => {
                 self.store = Store::new(self.store_config.clone());
                 self.attrs = Attributes::default();
             }
@@ -345,7 +356,7 @@ impl Member {
         let Some(conf) = node.compact(index) else {
             return false;
         };
-        self.durable.compact(index, term, conf, data.into());
+        self.durable.compact(index, term, conf, data);
         true
     }
 
@@ -354,10 +365,6 @@ impl Member {
     /// restored store as the snapshot at index N (one per member), as etcd writes it. Start
     /// it with the world's `restart`.
     pub fn install_restored(&mut self, identity: Identity, db: Vec<u8>, voters: Vec<MemberId>) {
-        let image = StateImage {
-            store: db,
-            attrs: Attributes::default(),
-        };
         let conf = crate::raft::ConfState {
             voters: voters.iter().copied().collect(),
             ..Default::default()
@@ -370,7 +377,7 @@ impl Member {
             snapshot_index: voters.len() as Index,
             snapshot_term: 1,
             snapshot_conf: conf,
-            snapshot_data: image.to_bytes().into(),
+            snapshot_data: image_bytes(&Attributes::default(), &db).into(),
             entries: Entries::new(),
         };
         self.identity = identity;
@@ -1008,19 +1015,13 @@ mod tests {
             cluster_version: Some("3.4.0".into()),
             ..Attributes::default()
         };
-        let image = StateImage {
-            store: vec![0, 1, 2, 255, b'{'],
-            attrs,
-        };
-        let bytes = image.to_bytes();
-        let back = StateImage::from_bytes(&bytes).expect("its own bytes decode");
-        assert_eq!((back.store, back.attrs), (image.store, image.attrs));
+        let store = [0, 1, 2, 255, b'{'];
+        let bytes = image_bytes(&attrs, &store);
+        let back = read_image_bytes(&bytes).expect("its own bytes decode");
+        assert_eq!(back, (attrs, &store[..]));
         for cut in 0..8 {
-            assert!(
-                StateImage::from_bytes(&bytes[..cut]).is_none(),
-                "cut at {cut}"
-            );
+            assert!(read_image_bytes(&bytes[..cut]).is_none(), "cut at {cut}");
         }
-        assert!(StateImage::from_bytes(&[255, 255, 255, 255, b'{']).is_none());
+        assert!(read_image_bytes(&[255, 255, 255, 255, b'{']).is_none());
     }
 }

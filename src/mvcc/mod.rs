@@ -10,8 +10,10 @@
 //!   primary lessor (the leader): [`Store::lease_promote`], [`Store::lease_renew`],
 //!   [`Store::expired_leases`].
 //! - Watchers are member-local: [`Store::watch`], [`Store::take_watch_responses`].
-//! - [`Store::encode`] / [`Store::decode`] carry the replicated state for Raft snapshots and
-//!   `snapshot save/restore`; [`Store::hash_kv`] is etcd's CRC-32C `hashkv`.
+//! - [`Store::image`] is the replicated state a Raft snapshot holds (sharing the store's
+//!   records; [`StoreImage::restore`] rebuilds a store from it); [`Store::encode`] /
+//!   [`Store::decode`] carry it as bytes for `snapshot save/restore` and snapshot files;
+//!   [`Store::hash_kv`] is etcd's CRC-32C `hashkv`.
 //! - [`Store::db_size`] is a page model of the bbolt file (see `size.rs`), used by the quota.
 
 mod error;
@@ -39,6 +41,7 @@ pub use request_size::{
     grpc_request_bytes, raft_request_bytes, MAX_CALL_SEND_BYTES, MAX_REQUEST_BYTES,
 };
 pub use size::PAGE_BYTES;
+pub use snapshot::StoreImage;
 pub use store::{
     in_range, txn_is_read_only, DbSize, HashKv, Store, StoreConfig, StoreView, DEFAULT_QUOTA_BYTES,
 };

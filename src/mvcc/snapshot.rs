@@ -17,16 +17,19 @@ use super::DecodeError;
 use crate::base::Revision;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 const FORMAT: u32 = 1;
 
-#[derive(Serialize, Deserialize)]
-struct SnapshotData {
+/// The replicated state, with its records as `R`: a list when read from bytes, the store's
+/// own persistent map in an image.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct SnapshotData<R> {
     format: u32,
     config: StoreConfig,
     current_rev: Revision,
     compact_rev: Revision,
-    records: Vec<(Rev, Record)>,
+    records: R,
     leases: Vec<(LeaseId, i64)>,
     alarms: Vec<AlarmMember>,
     size: SizeModel,
@@ -34,23 +37,58 @@ struct SnapshotData {
     server_keys: BTreeMap<String, BTreeSet<Vec<u8>>>,
 }
 
+/// The backend's records, written as the list `(Rev, Record)` pairs that decoding reads.
+#[derive(Clone, Debug)]
+struct Records(imbl::OrdMap<Rev, Arc<Record>>);
+
+impl Serialize for Records {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|(rev, rec)| (rev, &**rec)))
+    }
+}
+
+/// The replicated state of a store as a snapshot holds it: a copy that shares the store's
+/// records, so taking one costs next to nothing and the bytes are made only when asked for.
+#[derive(Clone, Debug)]
+pub struct StoreImage(SnapshotData<Records>);
+
+impl StoreImage {
+    /// The bytes [`Store::decode`] reads.
+    pub fn encode(&self) -> Vec<u8> {
+        match serde_json::to_vec(&self.0) {
+            Ok(bytes) => bytes,
+            Err(e) => panic!("snapshot data always serializes: {e}"),
+        }
+    }
+
+    /// The store this image restores to: exactly what decoding its bytes gives, with the
+    /// records shared instead of copied.
+    pub fn restore(&self) -> Result<Store, DecodeError> {
+        let records = self
+            .0
+            .records
+            .0
+            .iter()
+            .map(|(r, rec)| (*r, Arc::clone(rec)));
+        let mut store = rebuild(&self.0, records)?;
+        store.backend = self.0.records.0.clone();
+        Ok(store)
+    }
+}
+
 fn bad(msg: impl Into<String>) -> DecodeError {
     DecodeError(msg.into())
 }
 
 impl Store {
-    /// The replicated state as bytes.
-    pub fn encode(&self) -> Vec<u8> {
-        let data = SnapshotData {
+    /// The replicated state, sharing this store's records.
+    pub fn image(&self) -> StoreImage {
+        StoreImage(SnapshotData {
             format: FORMAT,
             config: self.config.clone(),
             current_rev: self.current_rev,
             compact_rev: self.compact_rev,
-            records: self
-                .backend
-                .iter()
-                .map(|(r, rec)| (*r, Record::clone(rec)))
-                .collect(),
+            records: Records(self.backend.clone()),
             leases: self
                 .lessor
                 .leases
@@ -60,66 +98,80 @@ impl Store {
             alarms: self.alarms.iter().copied().collect(),
             size: self.size.clone(),
             server_keys: self.server_keys.clone(),
-        };
-        match serde_json::to_vec(&data) {
-            Ok(bytes) => bytes,
-            Err(e) => panic!("snapshot data always serializes: {e}"),
-        }
+        })
+    }
+
+    /// The replicated state as bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        self.image().encode()
     }
 
     /// A store from [`Store::encode`]'s bytes. Its lessor is not primary (leases do not
     /// expire until `lease_promote`) and it has no watchers.
     pub fn decode(bytes: &[u8]) -> Result<Store, DecodeError> {
-        let data: SnapshotData =
+        let mut data: SnapshotData<Vec<(Rev, Record)>> =
             serde_json::from_slice(bytes).map_err(|e| bad(format!("not a store: {e}")))?;
-        if data.format != FORMAT {
-            return Err(bad(format!("unknown format {}", data.format)));
-        }
-        if data.current_rev < 1 || data.compact_rev < -1 || data.compact_rev > data.current_rev {
-            return Err(bad("revisions out of order"));
-        }
-        let mut store = Store::new(data.config);
-        store.current_rev = data.current_rev;
-        store.compact_rev = data.compact_rev;
-        store.server_keys = data.server_keys;
-        store.size = data.size;
-        store.alarms = data.alarms.into_iter().collect();
-        for (id, ttl_s) in data.leases {
-            if id == 0 || store.lessor.leases.contains_key(&id) {
-                return Err(bad(format!("bad lease {id}")));
-            }
-            let lessor: &mut Lessor = &mut store.lessor;
-            lessor.leases.insert(
-                id,
-                super::lease::Lease {
-                    id,
-                    ttl_s,
-                    expiry_ms: None,
-                    keys: BTreeSet::new(),
-                },
-            );
-        }
-        let mut last: Option<Rev> = None;
-        let mut key_lease: BTreeMap<Vec<u8>, LeaseId> = BTreeMap::new();
-        for (rev, rec) in data.records {
-            if last.is_some_and(|l| rev <= l) || rev.main < 1 || rev.main > data.current_rev {
-                return Err(bad(format!("record at {rev:?} out of order")));
-            }
-            last = Some(rev);
-            restore_record(&mut store.index, rev, &rec)?;
-            if rec.tombstone || rec.kv.lease == 0 {
-                key_lease.remove(&rec.kv.key);
-            } else {
-                key_lease.insert(rec.kv.key.clone(), rec.kv.lease);
-            }
-            store.backend.insert(rev, rec.into());
-        }
-        for (key, lease) in key_lease {
-            store.lessor.attach(lease, &key);
-        }
-        store.watchers = Watchers::default();
-        Ok(store)
+        let records = std::mem::take(&mut data.records);
+        rebuild(
+            &data,
+            records.into_iter().map(|(r, rec)| (r, Arc::new(rec))),
+        )
     }
+}
+
+/// A store from replicated state, checked as etcd's `store.restore` would meet it: the key
+/// index rebuilt from the records, the leases re-attached to their keys.
+fn rebuild<R>(
+    data: &SnapshotData<R>,
+    records: impl Iterator<Item = (Rev, Arc<Record>)>,
+) -> Result<Store, DecodeError> {
+    if data.format != FORMAT {
+        return Err(bad(format!("unknown format {}", data.format)));
+    }
+    if data.current_rev < 1 || data.compact_rev < -1 || data.compact_rev > data.current_rev {
+        return Err(bad("revisions out of order"));
+    }
+    let mut store = Store::new(data.config.clone());
+    store.current_rev = data.current_rev;
+    store.compact_rev = data.compact_rev;
+    store.server_keys = data.server_keys.clone();
+    store.size = data.size.clone();
+    store.alarms = data.alarms.iter().copied().collect();
+    for &(id, ttl_s) in &data.leases {
+        if id == 0 || store.lessor.leases.contains_key(&id) {
+            return Err(bad(format!("bad lease {id}")));
+        }
+        let lessor: &mut Lessor = &mut store.lessor;
+        lessor.leases.insert(
+            id,
+            super::lease::Lease {
+                id,
+                ttl_s,
+                expiry_ms: None,
+                keys: BTreeSet::new(),
+            },
+        );
+    }
+    let mut last: Option<Rev> = None;
+    let mut key_lease: BTreeMap<Vec<u8>, LeaseId> = BTreeMap::new();
+    for (rev, rec) in records {
+        if last.is_some_and(|l| rev <= l) || rev.main < 1 || rev.main > data.current_rev {
+            return Err(bad(format!("record at {rev:?} out of order")));
+        }
+        last = Some(rev);
+        restore_record(&mut store.index, rev, &rec)?;
+        if rec.tombstone || rec.kv.lease == 0 {
+            key_lease.remove(&rec.kv.key);
+        } else {
+            key_lease.insert(rec.kv.key.clone(), rec.kv.lease);
+        }
+        store.backend.insert(rev, rec);
+    }
+    for (key, lease) in key_lease {
+        store.lessor.attach(lease, &key);
+    }
+    store.watchers = Watchers::default();
+    Ok(store)
 }
 
 fn restore_record(

@@ -660,8 +660,21 @@ fn snapshot_roundtrip_and_bad_input() {
         0,
     )
     .unwrap();
+    let image = s.image();
     let bytes = s.encode();
+    assert_eq!(image.encode(), bytes);
+    // Writes after the image leave it as it was.
+    let mut later = s.clone();
+    later
+        .apply(&Request::Put(PutRequest::new("later", "x")), 0)
+        .unwrap();
+    assert_eq!(image.encode(), bytes);
+    let from_image = image.restore().unwrap();
     let t = Store::decode(&bytes).unwrap();
+    assert_eq!(from_image.index, t.index, "the same key index, rebuilt");
+    assert_eq!(from_image.backend, t.backend);
+    assert_eq!(from_image.lessor, t.lessor);
+    assert_eq!(from_image.encode(), bytes);
     assert_eq!(t.revision(), s.revision());
     assert_eq!(t.compact_revision(), 12);
     assert_eq!(t.live_kvs(), s.live_kvs());

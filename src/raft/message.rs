@@ -2,7 +2,8 @@
 //! simulator and the UI feed the engine through one door.
 
 use super::confchange::ConfState;
-use super::log::{Entry, EntryData};
+use super::image::SnapshotData;
+use super::log::Entry;
 use crate::base::{Index, MemberId, Term};
 use serde::{Deserialize, Serialize};
 
@@ -69,7 +70,7 @@ pub enum Body {
         index: Index,
         term: Term,
         conf: ConfState,
-        data: EntryData,
+        data: SnapshotData,
     },
     /// Leadership transfer: start an election now, skipping pre-vote (thesis §3.10).
     TimeoutNow,

@@ -6,6 +6,7 @@
 
 mod confchange;
 mod config;
+mod image;
 mod log;
 mod message;
 mod node;
@@ -18,6 +19,7 @@ mod tracker;
 
 pub use confchange::{ConfChange, ConfChangeOp, ConfError, ConfState};
 pub use config::{Config, TeachingSwitches};
+pub use image::{Image, SnapshotData};
 pub use log::{summarize, Entries, Entry, EntryData, EntryKind, RaftLog};
 pub use message::{Body, Message};
 pub use node::{ProposeError, Raft, Role, RoleName};
@@ -38,7 +40,7 @@ pub struct Durable {
     pub snapshot_index: Index,
     pub snapshot_term: Term,
     pub snapshot_conf: ConfState,
-    pub snapshot_data: EntryData,
+    pub snapshot_data: SnapshotData,
     pub entries: Entries,
 }
 
@@ -63,7 +65,7 @@ impl Durable {
     }
 
     /// Records a local compaction: entries up to `index` now live in `data`.
-    pub fn compact(&mut self, index: Index, term: Term, conf: ConfState, data: EntryData) {
+    pub fn compact(&mut self, index: Index, term: Term, conf: ConfState, data: SnapshotData) {
         self.entries.retain(|e| e.index > index);
         self.snapshot_index = index;
         self.snapshot_term = term;

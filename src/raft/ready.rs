@@ -2,7 +2,8 @@
 //! pure state machine and the world that persists, sends and applies.
 
 use super::confchange::ConfState;
-use super::log::{Entry, EntryData};
+use super::image::SnapshotData;
+use super::log::Entry;
 use super::message::{Body, Message};
 use super::node::RoleName;
 use super::read_only::ReadState;
@@ -66,7 +67,7 @@ pub struct Snapshot {
     pub index: Index,
     pub term: Term,
     pub conf: ConfState,
-    pub data: EntryData,
+    pub data: SnapshotData,
 }
 
 /// A leader's InstallSnapshot (§7) waiting for the one thing the node does not keep: the
@@ -84,7 +85,7 @@ pub struct SnapshotRequest {
 
 impl SnapshotRequest {
     /// The message to send, with `data` the state machine image at `self.index`.
-    pub fn message(&self, data: EntryData) -> Message {
+    pub fn message(&self, data: SnapshotData) -> Message {
         Message {
             from: self.from,
             to: self.to,
