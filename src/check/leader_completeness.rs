@@ -2,7 +2,7 @@
 //! that entry will be present in the logs of the leaders for all higher-numbered terms.
 
 use super::Scope;
-use super::{describe_entry, entry_text, Checker, Property, Violation};
+use super::{entry_text, Checker, Logged, Property, Violation};
 use crate::base::digest;
 use crate::base::{Index, MemberId, Term};
 use crate::raft::Raft;
@@ -35,7 +35,7 @@ struct Committed {
     /// The term in which it was seen committed.
     in_term: Term,
     by: MemberId,
-    text: String,
+    entry: Logged,
 }
 
 impl LeaderCompleteness {
@@ -65,7 +65,7 @@ impl LeaderCompleteness {
                 "{} leads term {} without entry {}, committed in term {} (seen at {}){instead}",
                 leader.id(),
                 leader.term(),
-                c.text,
+                c.entry.text(index, c.term),
                 c.in_term,
                 c.by
             ),
@@ -105,7 +105,7 @@ impl Checker for LeaderCompleteness {
                     digest: digest(&e.data),
                     in_term: node.term(),
                     by: id,
-                    text: describe_entry(cluster, id, index, e.term),
+                    entry: Logged::of(e),
                 };
                 self.committed.insert(index, c);
                 fresh.push(index);

@@ -2,7 +2,7 @@
 //! then the logs are identical in all entries up through the given index.
 
 use super::Scope;
-use super::{entry_text, Checker, Property, Violation};
+use super::{entry_text, Checker, Logged, Property, Violation};
 use crate::base::digest;
 use crate::base::{Index, MemberId, Term};
 use crate::raft::Raft;
@@ -27,7 +27,7 @@ pub struct LogMatching {
     /// (index, term) → the first version seen.
     registry: imbl::OrdMap<(Index, Term), Version>,
     /// member → the term of each index 1..=last it held at the last observation.
-    mirrors: BTreeMap<MemberId, imbl::Vector<Term>>,
+    mirrors: BTreeMap<MemberId, TermRuns>,
     reported: BTreeSet<(Index, Term)>,
 }
 
@@ -36,19 +36,51 @@ struct Version {
     digest: u64,
     prev_term: Term,
     holder: MemberId,
-    text: String,
+    entry: Logged,
+}
+
+/// The terms of indexes `1..=len` as runs of (first index, term): terms change rarely, so
+/// the mirror of an hour's log is a few runs (a term per index was 8 bytes per entry, kept
+/// for the whole run).
+#[derive(Clone, Debug, Default)]
+struct TermRuns {
+    len: Index,
+    runs: Vec<(Index, Term)>,
+}
+
+impl TermRuns {
+    fn term(&self, index: Index) -> Option<Term> {
+        if index == 0 || index > self.len {
+            return None;
+        }
+        let after = self.runs.partition_point(|(first, _)| *first <= index);
+        Some(self.runs[after - 1].1)
+    }
+
+    fn truncate(&mut self, len: Index) {
+        self.len = self.len.min(len);
+        let kept = self.runs.partition_point(|(first, _)| *first <= self.len);
+        self.runs.truncate(kept);
+    }
+
+    fn push(&mut self, term: Term) {
+        self.len += 1;
+        if self.runs.last().is_none_or(|(_, t)| *t != term) {
+            self.runs.push((self.len, term));
+        }
+    }
 }
 
 impl LogMatching {
     /// The first index (1-based) of `node`'s log that differs from `mirror`.
-    fn first_change(node: &Raft, mirror: Option<&imbl::Vector<Term>>) -> Index {
+    fn first_change(node: &Raft, mirror: Option<&TermRuns>) -> Index {
         let Some(mirror) = mirror else {
             return 1;
         };
         let log = node.log();
-        let mut k = (mirror.len() as Index).min(log.last_index());
+        let mut k = mirror.len.min(log.last_index());
         while k > log.snapshot_index {
-            if log.term(k) == Some(mirror[(k - 1) as usize]) {
+            if log.term(k) == mirror.term(k) {
                 break;
             }
             k -= 1;
@@ -75,13 +107,17 @@ impl LogMatching {
                 digest: data_digest,
                 prev_term,
                 holder: id,
-                text: entry_text(entry),
+                entry: Logged::of(entry),
             };
             self.registry.insert(key, version);
             return;
         };
         let why = if first.digest != data_digest {
-            format!("different data: {} vs {}", first.text, entry_text(entry))
+            format!(
+                "different data: {} vs {}",
+                first.entry.text(index, entry.term),
+                entry_text(entry)
+            )
         } else if first.prev_term != prev_term && index > node.log().snapshot_index + 1 {
             format!(
                 "different entries before it: {} has term {} at index {}, {id} has term {}",
@@ -131,11 +167,41 @@ impl Checker for LogMatching {
                 self.check_entry(cluster, id, node, index, &mut out);
             }
             let mirror = self.mirrors.entry(id).or_default();
-            mirror.truncate((from - 1) as usize);
+            mirror.truncate(from - 1);
             for index in from..=last {
-                mirror.push_back(node.log().term(index).unwrap_or(0));
+                mirror.push(node.log().term(index).unwrap_or(0));
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TermRuns;
+    use crate::base::{Index, Rng, Term};
+
+    #[test]
+    fn term_runs_read_as_the_list_of_terms_they_stand_for() {
+        for seed in 0..50 {
+            let mut rng = Rng::new(seed);
+            let (mut runs, mut list) = (TermRuns::default(), Vec::<Term>::new());
+            for _ in 0..200 {
+                if rng.chance(0.2) {
+                    let len = rng.range(0, list.len() as u64 + 2);
+                    runs.truncate(len);
+                    list.truncate(len as usize);
+                } else {
+                    let term = list.last().copied().unwrap_or(1) + rng.range(0, 2);
+                    runs.push(term);
+                    list.push(term);
+                }
+                assert_eq!(runs.len, list.len() as Index, "seed {seed}");
+                for k in 0..=list.len() as Index + 1 {
+                    let want = k.checked_sub(1).and_then(|i| list.get(i as usize)).copied();
+                    assert_eq!(runs.term(k), want, "seed {seed}, index {k}");
+                }
+            }
+        }
     }
 }

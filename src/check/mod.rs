@@ -377,12 +377,38 @@ fn hears_quorum(cluster: &Scope, node: &Raft) -> bool {
 }
 
 /// `5@3 (put x)` if `member` still holds entry `index` of `term`, else `5@3`.
-fn describe_entry(cluster: &Scope, member: MemberId, index: Index, term: Term) -> String {
-    cluster
-        .node(member)
-        .and_then(|n| n.log().entry(index))
-        .filter(|e| e.term == term)
-        .map_or_else(|| format!("{index}@{term}"), entry_text)
+/// An entry as a checker keeps it to name it in a violation (the record it sits in knows
+/// its index and term): its data, which the logs share, formatted only when a violation is
+/// reported (a formatted string per index per checker was kept for the whole run).
+#[derive(Clone, Debug)]
+struct Logged(Option<(crate::raft::EntryKind, crate::raft::EntryData)>);
+
+impl Logged {
+    /// What `member`'s log holds at `index` in `term`, if it still holds it.
+    fn find(cluster: &Scope, member: MemberId, index: Index, term: Term) -> Logged {
+        let entry = cluster
+            .node(member)
+            .and_then(|n| n.log().entry(index))
+            .filter(|e| e.term == term);
+        Logged(entry.map(|e| (e.kind, e.data.clone())))
+    }
+
+    fn of(entry: &crate::raft::Entry) -> Logged {
+        Logged(Some((entry.kind, entry.data.clone())))
+    }
+
+    /// `5@3 (put x=1)`, or `5@3` if the entry was gone when it was seen.
+    fn text(&self, index: Index, term: Term) -> String {
+        match &self.0 {
+            Some((kind, data)) => entry_text(&crate::raft::Entry {
+                index,
+                term,
+                kind: *kind,
+                data: data.clone(),
+            }),
+            None => format!("{index}@{term}"),
+        }
+    }
 }
 
 /// `5@3 (put x=1)`: a normal entry as etcd's request (what the log cells show), not its bytes.

@@ -3,7 +3,7 @@
 //! same index.
 
 use super::Scope;
-use super::{describe_entry, Checker, Property, Violation};
+use super::{Checker, Logged, Property, Violation};
 use crate::base::{Index, MemberId, Term};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,8 +17,8 @@ struct First {
     term: Term,
     digest: u64,
     by: MemberId,
-    /// `5@3 (put x)`, kept: by the time a conflict shows, `by` may have crashed.
-    text: String,
+    /// Kept: by the time a conflict shows, `by` may have crashed.
+    entry: Logged,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -51,12 +51,11 @@ impl Checker for StateMachineSafety {
             }
             for a in member.applied_since(cursor.1) {
                 let Some(first) = self.first.get(&a.index) else {
-                    let text = describe_entry(cluster, id, a.index, a.term);
                     let first = First {
                         term: a.term,
                         digest: a.digest,
                         by: id,
-                        text,
+                        entry: Logged::find(cluster, id, a.index, a.term),
                     };
                     self.first.insert(a.index, first);
                     continue;
@@ -66,8 +65,8 @@ impl Checker for StateMachineSafety {
                 {
                     continue;
                 }
-                let (theirs, first) = (first.text.clone(), first.by);
-                let ours = describe_entry(cluster, id, a.index, a.term);
+                let (theirs, first) = (first.entry.text(a.index, first.term), first.by);
+                let ours = Logged::find(cluster, id, a.index, a.term).text(a.index, a.term);
                 let (ours, theirs) = if ours == theirs {
                     (format!("{ours} [data differs]"), theirs)
                 } else {
