@@ -211,6 +211,32 @@ fn checkpoints_are_dense_for_the_last_hour_and_few_before_it() {
 }
 
 #[test]
+fn a_busy_cluster_keeps_dense_checkpoints_only_for_its_recent_growth() {
+    let mut s = session();
+    // 10 puts a second on 3 members grow the world by 60 a second: 10 s of them.
+    s.timeline.set_recent_growth(600);
+    run_script(&mut s, "wait leader\n", false);
+    let mut hashes = Vec::new();
+    for i in 0..600 {
+        s.execute(&format!("etcdctl put k{} v{i}", i % 20), None);
+        s.run_for(100);
+        hashes.push((s.world.now(), s.world.trace_hash()));
+    }
+    let times = s.checkpoint_times();
+    let now = s.world.now();
+    let dense: Vec<Millis> = times.iter().copied().filter(|t| now - t <= 9_000).collect();
+    assert!(dense.len() >= 9, "the last seconds stay dense: {times:?}");
+    assert!(
+        times.len() <= 12 + MAX_OLD_CHECKPOINTS + 1,
+        "{} checkpoints over a minute: {times:?}",
+        times.len()
+    );
+    let (t, hash) = hashes[100];
+    s.rewind_to(t).unwrap();
+    assert_eq!(s.world.trace_hash(), hash, "exact from an old checkpoint");
+}
+
+#[test]
 fn the_control_plane_does_not_depend_on_how_time_is_sliced() {
     let manifest = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n";
     let run = |slice: Millis| {

@@ -13,6 +13,11 @@ const CHECKPOINT_EVERY_MS: Millis = 1_000;
 /// Checkpoints of the last [`RECENT_MS`]: a rewind there replays at most the spacing.
 pub(super) const MAX_CHECKPOINTS: usize = 256;
 pub(super) const RECENT_MS: Millis = 3_600_000;
+/// ...and of the last [`RECENT_GROWTH`] of the world's growth (revisions written plus log
+/// entries appended, summed over the members): a checkpoint holds what changed since the one
+/// before, so a busy cluster's dense span is the memory, not their number (at 100 writes/s
+/// on 3 members, 256 checkpoints held 105 MB after 600 s; this keeps the last ~100 s dense).
+pub(super) const RECENT_GROWTH: u64 = 60_000;
 /// Older moments keep only this many checkpoints (and the first), spread over the run: each
 /// holds a world that shares little with the present, so their number bounds the memory.
 pub(super) const MAX_OLD_CHECKPOINTS: usize = 8;
@@ -26,6 +31,15 @@ struct Checkpoint {
     monitor: Option<Monitor>,
     vars: crate::console::shell::env::Vars,
     history_len: usize,
+    /// The world's growth since the start when it was taken (see [`RECENT_GROWTH`]).
+    grown: u64,
+}
+
+/// Revisions written plus entries on disk, over the members: what grows as the world writes.
+fn size(world: &Cluster) -> u64 {
+    let member =
+        |m: &crate::etcd::Member| m.store.revision().max(0) as u64 + m.durable.last_index();
+    world.processes().map(|(_, m)| member(m)).sum()
 }
 
 /// The checkpoints kept: dense over the last hour, few before it, and always the first.
@@ -33,6 +47,11 @@ struct Checkpoint {
 pub struct Timeline {
     checkpoints: Vec<Checkpoint>,
     every_ms: Millis,
+    /// [`size`] at the newest checkpoint: growth is counted from it (a restore or a
+    /// member's removal shrinks the size; that is no growth).
+    size: u64,
+    /// [`RECENT_GROWTH`], smaller in tests.
+    recent_growth: u64,
 }
 
 impl Timeline {
@@ -50,11 +69,19 @@ impl Timeline {
             monitor: None,
             vars: crate::console::shell::env::Vars::default(),
             history_len: 0,
+            grown: 0,
         };
         Timeline {
             checkpoints: vec![first],
             every_ms: CHECKPOINT_EVERY_MS,
+            size: size(world),
+            recent_growth: RECENT_GROWTH,
         }
+    }
+
+    #[cfg(test)]
+    pub(super) fn set_recent_growth(&mut self, growth: u64) {
+        self.recent_growth = growth;
     }
 
     /// Every checkpoint gets checkers, so that every rewind finds some.
@@ -75,10 +102,17 @@ impl Timeline {
         self.checkpoints.last().map_or(0, |c| c.world.now()) + self.every_ms
     }
 
-    fn push(&mut self, checkpoint: Checkpoint) {
+    fn push(&mut self, mut checkpoint: Checkpoint) {
         let now = checkpoint.world.now();
+        let size_now = size(&checkpoint.world);
+        let grown_before = self.checkpoints.last().map_or(0, |c| c.grown);
+        checkpoint.grown = grown_before + size_now.saturating_sub(self.size);
+        self.size = size_now;
+        let horizon = (
+            now.saturating_sub(RECENT_MS),
+            checkpoint.grown.saturating_sub(self.recent_growth),
+        );
         self.checkpoints.push(checkpoint);
-        let horizon = now.saturating_sub(RECENT_MS);
         let old = self.old_count(horizon);
         if old > MAX_OLD_CHECKPOINTS {
             thin_every_other(&mut self.checkpoints, 1..=old);
@@ -91,9 +125,9 @@ impl Timeline {
         }
     }
 
-    /// Checkpoints after the first and before `horizon`.
-    fn old_count(&self, horizon: Millis) -> usize {
-        self.checkpoints[1..].partition_point(|c| c.world.now() < horizon)
+    /// Checkpoints after the first and before `horizon` (a time and a growth).
+    fn old_count(&self, (time, grown): (Millis, u64)) -> usize {
+        self.checkpoints[1..].partition_point(|c| c.world.now() < time || c.grown < grown)
     }
 
     /// The latest checkpoint at or before `t`; the later ones are dropped (the run branches).
@@ -104,6 +138,7 @@ impl Timeline {
             .rposition(|c| c.world.now() <= t)
             .unwrap_or(0);
         self.checkpoints.truncate(position + 1);
+        self.size = size(&self.checkpoints[position].world);
         self.checkpoints[position].clone()
     }
 }
@@ -192,6 +227,7 @@ impl Session {
             monitor: self.monitor.clone(),
             vars: self.vars.clone(),
             history_len: self.history.len(),
+            grown: 0,
         });
     }
 
