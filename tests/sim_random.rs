@@ -32,9 +32,9 @@
 use raftlab::base::digest;
 use raftlab::base::{MemberId, Millis, Rng};
 use raftlab::check::linearizability::{self, History, Input, Output, Verdict};
+use raftlab::check::watch::Watchers;
 use raftlab::check::{Monitor, Violation};
-use raftlab::etcd::{ClientError, Cluster, ClusterConfig, Event, InFlightKv, WatchRequest};
-use raftlab::mvcc::WatchId;
+use raftlab::etcd::{ClientError, Cluster, ClusterConfig, InFlightKv};
 use std::collections::BTreeMap;
 
 /// Seeds run by default (CI).
@@ -707,7 +707,7 @@ impl Clients {
             clients,
             history: History::default(),
             seen: BTreeMap::new(),
-            watchers: Watchers::default(),
+            watchers: Watchers::new(b"k", b"l"),
             closing: false,
             written: 0,
         }
@@ -816,101 +816,6 @@ impl Clients {
 
     fn busy(&self) -> bool {
         self.clients.iter().any(|c| c.busy.is_some())
-    }
-}
-
-/// A watch on every member over the clients' keys, as a client keeps one: when its member
-/// restarts the watch is gone, and the client watches again from the revision after the last
-/// one it saw (etcd's clientv3 resumes so). What each received is checked against the
-/// history at the end (`check::watch`).
-#[derive(Default)]
-struct Watchers {
-    /// Per member: the watch open on it and the incarnation it was opened in, the events so
-    /// far, and the revision it started from.
-    streams: BTreeMap<MemberId, WatchStream>,
-}
-
-#[derive(Default)]
-struct WatchStream {
-    open: Option<(WatchId, u64)>,
-    start: i64,
-    events: Vec<Event>,
-    /// Canceled (its start compacted): no more to check.
-    ended: bool,
-}
-
-/// The clients' keys: `k0`, `k1`, … (`[k, l)`).
-fn watched_range(start_revision: i64) -> WatchRequest {
-    WatchRequest {
-        key: b"k".to_vec(),
-        range_end: b"l".to_vec(),
-        start_revision,
-        ..WatchRequest::default()
-    }
-}
-
-impl Watchers {
-    fn serve(&mut self, cluster: &mut Cluster) {
-        for ep in cluster.member_ids() {
-            let incarnation = cluster.incarnation(ep);
-            let running = cluster.is_running(ep);
-            let s = self.streams.entry(ep).or_insert_with(|| WatchStream {
-                start: 1,
-                ..WatchStream::default()
-            });
-            if s.ended || !running {
-                continue;
-            }
-            let id = match s.open {
-                Some((id, at)) if at == incarnation => id,
-                _ => {
-                    let from = s.events.last().map_or(s.start, |e| e.kv.mod_revision + 1);
-                    let opened =
-                        cluster.with_process(ep, |m, _| m.store.watch(watched_range(from)));
-                    let Some(id) = opened else { continue };
-                    s.open = Some((id, incarnation));
-                    id
-                }
-            };
-            let batch = cluster
-                .with_process(ep, |m, _| m.store.take_watch_responses(id))
-                .unwrap_or_default();
-            for r in batch {
-                s.ended |= r.canceled;
-                s.events.extend(r.events);
-            }
-        }
-    }
-
-    /// Every stream against the history of the keys replayed from revision 1 on the member
-    /// that applied the most.
-    fn check(&self, cluster: &mut Cluster) -> Result<usize, String> {
-        let ids = cluster.member_ids();
-        let most = ids
-            .iter()
-            .copied()
-            .filter(|m| cluster.is_running(*m))
-            .max_by_key(|m| cluster.process(*m).map_or(0, |p| p.store.revision()));
-        let Some(ep) = most else { return Ok(0) };
-        let truth = cluster
-            .with_process(ep, |m, _| {
-                let id = m.store.watch(watched_range(1));
-                let out = m.store.take_watch_responses(id);
-                m.store.cancel_watch(id);
-                out
-            })
-            .unwrap_or_default();
-        if truth.iter().any(|r| r.canceled) {
-            return Ok(0);
-        }
-        let truth: Vec<Event> = truth.into_iter().flat_map(|r| r.events).collect();
-        let mut checked = 0;
-        for (member, s) in &self.streams {
-            raftlab::check::watch::check_stream(&s.events, s.start, &truth)
-                .map_err(|e| format!("{member}'s watch: {e}"))?;
-            checked += s.events.len();
-        }
-        Ok(checked)
     }
 }
 

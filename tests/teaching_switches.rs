@@ -12,6 +12,7 @@
 
 use raftlab::base::{Index, MemberId, Millis, Term};
 use raftlab::check::linearizability::{self, History, Input, Output, Verdict};
+use raftlab::check::watch::Watchers;
 use raftlab::check::{Monitor, Property};
 use raftlab::etcd::{
     ClientError, Cluster, ClusterConfig, InFlightKv, PutRequest, RangeRequest, Request,
@@ -32,6 +33,8 @@ struct World {
     history: History,
     /// Requests in flight and their operations in the history.
     waiting: Vec<(InFlightKv, usize)>,
+    /// A client's watch of the scenarios' key on every member.
+    watchers: Watchers,
 }
 
 impl World {
@@ -43,6 +46,7 @@ impl World {
             monitor: Monitor::new(),
             history: History::default(),
             waiting: Vec::new(),
+            watchers: Watchers::new(b"x", b"y"),
         };
         w.observe();
         w
@@ -51,6 +55,7 @@ impl World {
     /// After every event: the checkers' turn, and the answers that came to the clients.
     fn observe(&mut self) {
         self.monitor.observe(&self.c);
+        self.watchers.serve(&mut self.c);
         let (done, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.waiting)
             .into_iter()
             .partition(|(sent, _)| self.c.kv_answered(sent));
@@ -127,6 +132,22 @@ impl World {
             );
         } else {
             assert_eq!(verdict, Verdict::Linearizable, "switch off: {ops:#?}");
+        }
+    }
+
+    /// Checks what every member's watcher of `x` received against the store's history: a
+    /// broken guarantee with the switch on (a member applied a write the others never did, or
+    /// another one at the same revision), none with it off.
+    fn watch_verdict(&mut self, switch_on: bool) {
+        let verdict = self.watchers.check(&mut self.c);
+        println!(
+            "switch {}: watches {verdict:?}",
+            if switch_on { "on" } else { "off" }
+        );
+        if switch_on {
+            assert!(verdict.is_err(), "switch on: the watches saw nothing wrong");
+        } else {
+            assert!(verdict.is_ok(), "switch off: {verdict:?}");
         }
     }
 
@@ -340,9 +361,11 @@ fn figure_8_commit_by_counting_breaks_state_machine_safety_5_4_2() {
     on.verdict(true, Property::StateMachineSafety);
     assert!(on.monitor.saw(Property::LeaderCompleteness));
     on.history_verdict(true);
+    on.watch_verdict(true);
     let mut off = figure_8(false);
     off.verdict(false, Property::StateMachineSafety);
     off.history_verdict(false);
+    off.watch_verdict(false);
 }
 
 /// §5.4.1: a voter that skips the up-to-date check elects a leader that lacks a committed
@@ -384,9 +407,11 @@ fn voting_without_the_log_check_breaks_leader_completeness_5_4_1() {
     let mut on = vote_without_log_check(true);
     on.verdict(true, Property::LeaderCompleteness);
     on.history_verdict(true);
+    on.watch_verdict(true);
     let mut off = vote_without_log_check(false);
     off.verdict(false, Property::LeaderCompleteness);
     off.history_verdict(false);
+    off.watch_verdict(false);
 }
 
 /// §5.2: each server votes for at most one candidate per term, which needs `votedFor` on
@@ -450,10 +475,12 @@ fn forgetting_the_vote_loses_an_answered_put() {
     let mut on = forget_vote_with_clients(true);
     on.verdict(true, Property::ElectionSafety);
     on.history_verdict(true);
+    on.watch_verdict(true);
     let mut off = forget_vote_with_clients(false);
     off.verdict(false, Property::ElectionSafety);
     assert_eq!(off.history.counts(), (4, 0), "every request answered");
     off.history_verdict(false);
+    off.watch_verdict(false);
 }
 
 #[test]
