@@ -376,7 +376,6 @@ fn hears_quorum(cluster: &Scope, node: &Raft) -> bool {
         .is_active(|v| v == node.id() || link_open(cluster, v, node.id()))
 }
 
-/// `5@3 (put x)` if `member` still holds entry `index` of `term`, else `5@3`.
 /// An entry as a checker keeps it to name it in a violation (the record it sits in knows
 /// its index and term): its data, which the logs share, formatted only when a violation is
 /// reported (a formatted string per index per checker was kept for the whole run).
