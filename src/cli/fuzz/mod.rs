@@ -177,9 +177,11 @@ fn panics(target: &Target, base: &crate::console::Session, input: &[u8]) -> Opti
     })
 }
 
-/// The iteration the worker is on, plus one (0: none being watched).
+/// The iteration the worker is on, plus one (0: none being watched), and the last one it
+/// started (what a crash of the harness itself was working on).
 struct Progress {
     current: AtomicU64,
+    started: AtomicU64,
 }
 
 /// Fuzzes one target; false if an input panicked or hung.
@@ -201,6 +203,7 @@ fn fuzz_target(target: &'static Target, args: &Args, corpus: &Arc<Corpus>) -> bo
     }
     let progress = Arc::new(Progress {
         current: AtomicU64::new(0),
+        started: AtomicU64::new(0),
     });
     let started = Instant::now();
     let worker = {
@@ -209,7 +212,9 @@ fn fuzz_target(target: &'static Target, args: &Args, corpus: &Arc<Corpus>) -> bo
         std::thread::spawn(move || run_inputs(&job, &corpus, &progress, from, count))
     };
     watch(&job, &progress, &worker, args.timeout);
-    let panicked = worker.join().unwrap_or(1);
+    let panicked = worker
+        .join()
+        .unwrap_or_else(|_| harness_panicked(&job, &progress));
     let seconds = started.elapsed().as_secs_f64();
     println!(
         "fuzz {}: {} inputs (seed {}, from {}), {panicked} panicked, {:.0} inputs/s ({seconds:.1} s)",
@@ -251,8 +256,9 @@ fn run_inputs(job: &Job, corpus: &Corpus, progress: &Progress, from: u64, count:
     let mut panicked = 0;
     let mut places: Vec<String> = Vec::new();
     for i in from..from.saturating_add(count) {
-        let input = job.input(i);
+        progress.started.store(i, Ordering::Relaxed);
         progress.current.store(i + 1, Ordering::Relaxed);
+        let input = job.input(i);
         let Some(message) = panics(job.target, &base, &input) else {
             continue;
         };
@@ -281,6 +287,22 @@ fn run_inputs(job: &Job, corpus: &Corpus, progress: &Progress, from: u64, count:
         );
     }
     panicked
+}
+
+/// Reports a panic outside the target (making or shrinking an input): the inputs after it
+/// were not run. Counts as one panic.
+fn harness_panicked(job: &Job, progress: &Progress) -> u64 {
+    let i = progress.started.load(Ordering::Relaxed);
+    let message = LAST_PANIC.lock().ok().and_then(|mut l| l.take());
+    eprintln!(
+        "fuzz {}: PANIC in the fuzzer itself at input {i} (seed {}), the inputs after it not run: {}\n  again: raftlab fuzz --target {} --seed {} --from {i} --iterations 1",
+        job.target.name,
+        job.seed,
+        message.unwrap_or_default(),
+        job.target.name,
+        job.seed
+    );
+    1
 }
 
 /// The `(at file:line:col)` a panic message ends with.
@@ -341,6 +363,7 @@ mod tests {
         };
         let progress = Progress {
             current: AtomicU64::new(0),
+            started: AtomicU64::new(0),
         };
         let panicked = run_inputs(&job, &corpus, &progress, 0, 3_000);
         assert!(panicked > 0, "the planted bug was never hit (seed 4)");
