@@ -294,14 +294,10 @@ fn grow(rng: &mut Rng, words: &mut [String]) {
     } else {
         BIG_BYTES
     };
-    let unit = words[i].trim_end().to_string();
-    let unit = if unit.is_empty() {
-        "x".to_string()
-    } else {
-        unit
-    };
-    let tail = &words[i][unit.len().min(words[i].len())..];
-    let copies = target / unit.len().max(1) + 1;
+    let (unit, tail) = words[i].split_at(words[i].trim_end().len());
+    // A word of whitespace alone (U+0085 is some) grows from an `x` before it.
+    let unit = if unit.is_empty() { "x" } else { unit };
+    let copies = target / unit.len() + 1;
     words[i] = unit.repeat(copies.min(target)) + tail;
 }
 
@@ -444,6 +440,15 @@ mod tests {
             changed > 400,
             "only {changed} of 500 inputs differ from the seed"
         );
+    }
+
+    /// `raftlab fuzz --target shell --seed 1 --from 12224 --iterations 1` made the fuzzer
+    /// itself panic here: a word of one U+0085 (whitespace, two bytes) was cut after a byte.
+    #[test]
+    fn a_word_of_whitespace_grows_without_being_cut() {
+        let mut words = vec!["\u{85}".to_string()];
+        grow(&mut Rng::new(1), &mut words);
+        assert!(words[0].starts_with("xxx") && words[0].ends_with('\u{85}'));
     }
 
     #[test]
