@@ -6,8 +6,7 @@
 //! replayed from revision 1 (its MVCC record, another code path than live notification).
 
 use crate::base::MemberId;
-use crate::etcd::{Cluster, Event, EventType, WatchRequest};
-use crate::mvcc::WatchId;
+use crate::etcd::{Cluster, Event, EventType, WatchId, WatchRequest};
 use std::collections::BTreeMap;
 
 /// One change as a stream shows it: revision, key, put or delete, value.

@@ -16,7 +16,7 @@ pub use crate::mvcc::{
     prefix_bounds, prefix_range_end, AlarmMember, Compare, CompareResult, CompareTarget,
     DeleteRangeRequest, DeleteRangeResponse, Event, EventType, KeyValue, LeaseId, PutRequest,
     PutResponse, RangeRequest, RangeResponse, Request, RequestOp, Response, ResponseOp, SortOrder,
-    SortTarget, TxnRequest, TxnResponse, WatchRequest, WatchResponse,
+    SortTarget, TxnRequest, TxnResponse, WatchId, WatchRequest, WatchResponse,
 };
 use crate::sim::SimError;
 use std::fmt;

@@ -19,7 +19,7 @@ pub use client::{
     CompareTarget, DeleteRangeRequest, DeleteRangeResponse, EndpointStatus, Event, EventType,
     Header, InFlightKv, KeyValue, LeaseId, MemberEntry, PutRequest, PutResponse, RangeRequest,
     RangeResponse, Reply, Request, RequestOp, Response, ResponseOp, SortOrder, SortTarget,
-    TxnRequest, TxnResponse, WatchRequest, WatchResponse, EPOCH_UNIX_MS,
+    TxnRequest, TxnResponse, WatchId, WatchRequest, WatchResponse, EPOCH_UNIX_MS,
 };
 pub use cluster::{
     parse_members, Cluster, ClusterConfig, MemberStatus, StatusView, MAX_MEMBERS,
