@@ -8,6 +8,7 @@ pub mod complete;
 pub mod error;
 pub mod etcdctl;
 pub mod goal;
+mod history;
 pub mod kubectl;
 pub mod script;
 mod session;
@@ -19,8 +20,9 @@ pub mod verbs;
 
 pub use error::ConsoleError;
 pub use goal::{Baseline, Goal};
+pub use history::{History, HistoryEntry};
 pub use script::{run_script, RunOutput};
-pub use session::{HistoryEntry, Running, Session};
+pub use session::{Running, Session};
 pub use transcript::{Transcript, TranscriptEntry};
 
 use crate::base::Millis;

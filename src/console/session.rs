@@ -4,6 +4,7 @@
 
 use super::error::ConsoleError;
 use super::goal::{Baseline, Watch};
+use super::history::{History, HistoryEntry};
 use super::timeline::Timeline;
 use super::transcript::{Finished, Transcript};
 use super::verbs::Awaited;
@@ -19,25 +20,13 @@ use std::fmt::Write as _;
 /// first command (the articles start from a cluster that is up).
 const KUBEADM_SETTLE_MS: Millis = 30_000;
 
-/// One command that changed the world, and exactly where in the run it was given.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HistoryEntry {
-    pub time_ms: Millis,
-    /// Events the world had handled when the command ran (several can share a millisecond).
-    pub steps: u64,
-    /// When the command was done (later than `time_ms` for commands that wait).
-    pub end_ms: Millis,
-    pub line: String,
-    pub stdin: Option<String>,
-}
-
 /// A world plus the history of what was done to it: any run can be exported as a script that
 /// replays it exactly (with the same seed), and rewound to any earlier moment to branch off.
 #[derive(Clone, Debug)]
 pub struct Session {
     pub config: ClusterConfig,
     pub world: Cluster,
-    pub(super) history: Vec<HistoryEntry>,
+    pub(super) history: History,
     pub(super) timeline: Timeline,
     /// Re-running recorded commands: do not record them again.
     pub(super) replaying: bool,
@@ -110,7 +99,7 @@ impl Session {
             timeline: Timeline::new(&world, None, &BTreeMap::new()),
             world,
             config,
-            history: Vec::new(),
+            history: History::default(),
             replaying: false,
             command_start: (0, 0),
             files: BTreeMap::new(),
@@ -193,7 +182,7 @@ impl Session {
         }
     }
 
-    pub fn history(&self) -> &[HistoryEntry] {
+    pub fn history(&self) -> &History {
         &self.history
     }
 
@@ -202,12 +191,12 @@ impl Session {
         let c = &self.config;
         let mut out = format!("# raftlab run {}\n", c.flags());
         let mut time = self.start_ms;
-        for entry in &self.history {
+        for entry in self.history.iter() {
             if entry.time_ms > time {
                 let _ = writeln!(out, "wait {}", format_duration(entry.time_ms - time));
             }
             time = entry.end_ms;
-            match &entry.stdin {
+            match entry.stdin {
                 Some(stdin) => {
                     let _ = write!(out, "{} <<EOF\n{stdin}EOF\n", entry.line);
                 }
@@ -235,8 +224,8 @@ impl Session {
             time_ms,
             steps,
             end_ms: self.world.now(),
-            line: line.to_string(),
-            stdin: stdin.map(str::to_string),
+            line,
+            stdin,
         });
     }
 
@@ -359,10 +348,7 @@ impl Session {
         let recorded = self.history.len();
         let mut out = self.execute_pipeline(&expanded, stdin)?;
         if expanded != line && self.history.len() > recorded {
-            if let Some(entry) = self.history.last_mut() {
-                entry.line = line.to_string();
-                (entry.time_ms, entry.steps) = start;
-            }
+            self.history.rewrite_last(line, Some(start));
         }
         // bash prints what the substituted commands said on stderr before the command runs.
         out.stderr.insert_str(0, &substituted.stderr);
@@ -418,9 +404,7 @@ impl Session {
         let recorded = self.history.len();
         let mut out = self.execute_command(first, stdin);
         if self.history.len() > recorded {
-            if let Some(entry) = self.history.last_mut() {
-                entry.line = line.to_string();
-            }
+            self.history.rewrite_last(line, None);
         }
         for f in filters {
             let (stdout, stderr, code) =

@@ -2,7 +2,7 @@
 //! from the latest copy before a moment and replays the recorded commands up to it.
 
 use super::error::ConsoleError;
-use super::session::{HistoryEntry, Session};
+use super::session::Session;
 use crate::base::{format_duration, Millis};
 use crate::check::Monitor;
 use crate::etcd::Cluster;
@@ -259,9 +259,11 @@ impl Session {
         if self.monitor.is_some() {
             self.monitor = checkpoint.monitor;
         }
-        let mut replay: Vec<HistoryEntry> = Vec::new();
-        for e in self.history[checkpoint.history_len..]
+        let mut replayed = 0;
+        for e in self
+            .history
             .iter()
+            .skip(checkpoint.history_len)
             .take_while(|e| e.time_ms < t)
         {
             // A `wait leader`/`wait until` still running at `t` only let time pass: the branch
@@ -269,9 +271,10 @@ impl Session {
             if e.end_ms > t && e.line.split_whitespace().next() == Some("wait") {
                 break;
             }
-            replay.push(e.clone());
+            replayed += 1;
         }
-        self.history.truncate(checkpoint.history_len + replay.len());
+        let replay = checkpoint.history_len..checkpoint.history_len + replayed;
+        self.history.truncate(replay.end);
         self.transcript.rewind(t);
         self.unlatch_after(t);
         self.replay(replay);
@@ -281,18 +284,23 @@ impl Session {
     }
 
     /// Runs recorded commands again, each at the moment it was first given.
-    fn replay(&mut self, entries: Vec<HistoryEntry>) {
+    fn replay(&mut self, entries: std::ops::Range<usize>) {
         self.replaying = true;
-        for entry in entries {
+        for i in entries {
+            let Some(entry) = self.history.get(i) else {
+                break;
+            };
+            let (time_ms, steps) = (entry.time_ms, entry.steps);
+            let (line, stdin) = entry.to_owned_parts();
             if self.kube.is_some() {
                 // The control plane's own requests are part of the run: let it act again.
-                self.advance_until(entry.time_ms);
+                self.advance_until(time_ms);
             } else {
-                self.world.run_to_steps(entry.steps);
+                self.world.run_to_steps(steps);
             }
-            self.world.set_now(entry.time_ms);
+            self.world.set_now(time_ms);
             self.observe();
-            self.execute(&entry.line, entry.stdin.as_deref());
+            self.execute(&line, stdin.as_deref());
             self.observe();
         }
         self.replaying = false;

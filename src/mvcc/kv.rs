@@ -59,6 +59,45 @@ impl KeyValue {
         put_varint_field(out, 6, self.lease);
     }
 
+    /// The record [`KeyValue::encode_proto`] wrote, or `None` for bytes it could not have
+    /// written (fields out of order or repeated, a truncated varint or field).
+    pub fn decode_proto(bytes: &[u8]) -> Option<KeyValue> {
+        let mut kv = KeyValue::default();
+        let mut r = ProtoReader(bytes);
+        let mut last_field = 0;
+        while let Some(tag) = r.varint() {
+            let field = tag >> 3;
+            if field <= last_field {
+                return None;
+            }
+            last_field = field;
+            match (field, tag & 7) {
+                (1, 2) => kv.key = r.bytes()?.to_vec(),
+                (5, 2) => kv.value = r.bytes()?.to_vec(),
+                (2..=4 | 6, 0) => {
+                    let v = r.varint()? as i64;
+                    match field {
+                        2 => kv.create_revision = v,
+                        3 => kv.mod_revision = v,
+                        4 => kv.version = v,
+                        _ => kv.lease = v,
+                    }
+                }
+                _ => return None,
+            }
+        }
+        r.0.is_empty().then_some(kv)
+    }
+
+    /// The key of an encoding [`KeyValue::encode_proto`] wrote, without decoding the rest.
+    pub fn proto_key(bytes: &[u8]) -> &[u8] {
+        let mut r = ProtoReader(bytes);
+        match r.varint() {
+            Some(0x0a) => r.bytes().unwrap_or_default(),
+            _ => &[],
+        }
+    }
+
     /// Length of [`KeyValue::encode_proto`]'s output, without encoding.
     pub fn proto_len(&self) -> usize {
         bytes_field_len(self.key.len())
@@ -67,6 +106,33 @@ impl KeyValue {
             + varint_field_len(self.version)
             + bytes_field_len(self.value.len())
             + varint_field_len(self.lease)
+    }
+}
+
+/// Reads the two wire types `encode_proto` writes: varints and length-delimited bytes.
+struct ProtoReader<'a>(&'a [u8]);
+
+impl<'a> ProtoReader<'a> {
+    fn varint(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        for (i, &b) in self.0.iter().enumerate().take(10) {
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b < 0x80 {
+                self.0 = &self.0[i + 1..];
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let len = usize::try_from(self.varint()?).ok()?;
+        if len > self.0.len() {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(len);
+        self.0 = rest;
+        Some(head)
     }
 }
 
@@ -205,6 +271,43 @@ mod tests {
         let mut out = Vec::new();
         tomb.encode_proto(&mut out);
         assert_eq!(out, vec![0x0a, 1, b'k']);
+    }
+
+    #[test]
+    fn proto_decodes_what_it_encoded_and_refuses_the_rest() {
+        let kvs = [
+            KeyValue::default(),
+            KeyValue {
+                key: b"k".to_vec(),
+                ..KeyValue::default()
+            },
+            KeyValue {
+                key: vec![0xff; 300],
+                create_revision: i64::MAX,
+                mod_revision: 1,
+                version: -1,
+                value: vec![0; 70_000],
+                lease: i64::MIN,
+            },
+        ];
+        for kv in kvs {
+            let mut out = Vec::new();
+            kv.encode_proto(&mut out);
+            assert_eq!(KeyValue::decode_proto(&out).as_ref(), Some(&kv));
+            assert_eq!(KeyValue::proto_key(&out), &kv.key[..]);
+            for cut in 1..out.len().min(400) {
+                let truncated = KeyValue::decode_proto(&out[..out.len() - cut]);
+                assert_ne!(truncated.as_ref(), Some(&kv), "cut {cut}");
+            }
+        }
+        // A field twice, a field out of order, a wire type encode_proto never writes.
+        for bad in [
+            &[0x10, 1, 0x10, 2][..],
+            &[0x18, 1, 0x10, 1],
+            &[0x0d, 0, 0, 0, 0],
+        ] {
+            assert_eq!(KeyValue::decode_proto(bad), None, "{bad:?}");
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@ mod error;
 mod key_index;
 mod kv;
 mod lease;
+mod record;
 mod request;
 mod request_size;
 mod size;

@@ -7,22 +7,22 @@
 //! panicking. Watchers are not part of it.
 
 use super::key_index::KeyIndex;
-use super::kv::{LeaseId, Rev};
+use super::kv::{KeyValue, LeaseId, Rev};
 use super::lease::Lessor;
+use super::record::{Backend, Record};
 use super::request::AlarmMember;
 use super::size::SizeModel;
-use super::store::{Record, Store, StoreConfig};
+use super::store::{Store, StoreConfig};
 use super::watch::Watchers;
 use super::DecodeError;
 use crate::base::Revision;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 const FORMAT: u32 = 1;
 
 /// The replicated state, with its records as `R`: a list when read from bytes, the store's
-/// own persistent map in an image.
+/// own backend in an image.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct SnapshotData<R> {
     format: u32,
@@ -39,11 +39,11 @@ struct SnapshotData<R> {
 
 /// The backend's records, written as the list `(Rev, Record)` pairs that decoding reads.
 #[derive(Clone, Debug)]
-struct Records(imbl::OrdMap<Rev, Arc<Record>>);
+struct Records(Backend);
 
 impl Serialize for Records {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|(rev, rec)| (rev, &**rec)))
+        serializer.collect_seq(self.0.iter())
     }
 }
 
@@ -64,15 +64,9 @@ impl StoreImage {
     /// The store this image restores to: exactly what decoding its bytes gives, with the
     /// records shared instead of copied.
     pub fn restore(&self) -> Result<Store, DecodeError> {
-        let records = self
-            .0
-            .records
-            .0
-            .iter()
-            .map(|(r, rec)| (*r, Arc::clone(rec)));
-        let mut store = rebuild(&self.0, records)?;
-        store.backend = self.0.records.0.clone();
-        Ok(store)
+        let backend = &self.0.records.0;
+        let records = backend.iter().map(|(r, rec)| (r, rec.clone()));
+        rebuild(&self.0, records, Some(backend))
     }
 }
 
@@ -112,18 +106,17 @@ impl Store {
         let mut data: SnapshotData<Vec<(Rev, Record)>> =
             serde_json::from_slice(bytes).map_err(|e| bad(format!("not a store: {e}")))?;
         let records = std::mem::take(&mut data.records);
-        rebuild(
-            &data,
-            records.into_iter().map(|(r, rec)| (r, Arc::new(rec))),
-        )
+        rebuild(&data, records.into_iter(), None)
     }
 }
 
 /// A store from replicated state, checked as etcd's `store.restore` would meet it: the key
-/// index rebuilt from the records, the leases re-attached to their keys.
+/// index rebuilt from the records, the leases re-attached to their keys. Given the
+/// `backend` the records come from, the store shares it instead of building its own.
 fn rebuild<R>(
     data: &SnapshotData<R>,
-    records: impl Iterator<Item = (Rev, Arc<Record>)>,
+    records: impl Iterator<Item = (Rev, Record)>,
+    backend: Option<&Backend>,
 ) -> Result<Store, DecodeError> {
     if data.format != FORMAT {
         return Err(bad(format!("unknown format {}", data.format)));
@@ -159,13 +152,19 @@ fn rebuild<R>(
             return Err(bad(format!("record at {rev:?} out of order")));
         }
         last = Some(rev);
-        restore_record(&mut store.index, rev, &rec)?;
-        if rec.tombstone || rec.kv.lease == 0 {
-            key_lease.remove(&rec.kv.key);
+        let kv = rec.kv();
+        restore_record(&mut store.index, rev, rec.tombstone(), &kv)?;
+        if rec.tombstone() || kv.lease == 0 {
+            key_lease.remove(&kv.key);
         } else {
-            key_lease.insert(rec.kv.key.clone(), rec.kv.lease);
+            key_lease.insert(kv.key, kv.lease);
         }
-        store.backend.insert(rev, rec);
+        if backend.is_none() {
+            store.backend.insert(rev, rec);
+        }
+    }
+    if let Some(backend) = backend {
+        store.backend = backend.clone();
     }
     for (key, lease) in key_lease {
         store.lessor.attach(lease, &key);
@@ -177,14 +176,14 @@ fn rebuild<R>(
 fn restore_record(
     index: &mut imbl::OrdMap<Vec<u8>, KeyIndex>,
     rev: Rev,
-    rec: &Record,
+    tombstone: bool,
+    kv: &KeyValue,
 ) -> Result<(), DecodeError> {
-    let kv = &rec.kv;
     if kv.key.is_empty() {
         return Err(bad(format!("record at {rev:?} has no key")));
     }
     let refused = |e| bad(format!("record at {rev:?}: {e:?}"));
-    if rec.tombstone {
+    if tombstone {
         // etcd ignores a tombstone for a key it has not seen.
         if let Some(ki) = index.get_mut(&kv.key) {
             ki.tombstone(rev).map_err(refused)?;

@@ -4,6 +4,7 @@
 use super::key_index::KeyIndex;
 use super::kv::{KeyValue, LeaseId, Rev};
 use super::lease::{LeaseTimeToLive, Lessor};
+use super::record::{Backend, Record};
 use super::request::*;
 use super::size::SizeModel;
 use super::watch::{key_in_range, WATCH_BATCH_MAX_REVS};
@@ -12,7 +13,6 @@ use super::MvccError;
 use crate::base::{Millis, Revision};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 /// etcd's default backend quota (`--quota-backend-bytes` 0): 2 GiB.
 pub const DEFAULT_QUOTA_BYTES: i64 = 2 * 1024 * 1024 * 1024;
@@ -43,19 +43,6 @@ impl StoreConfig {
             0 => Some(DEFAULT_QUOTA_BYTES as u64),
             q => Some(q as u64),
         }
-    }
-}
-
-/// One backend record: a revision of a key, or a tombstone (whose `kv` has only the key).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Record {
-    pub tombstone: bool,
-    pub kv: KeyValue,
-}
-
-impl Record {
-    pub fn stored_value_len(&self) -> usize {
-        self.kv.proto_len()
     }
 }
 
@@ -114,7 +101,7 @@ pub struct Store {
     /// Persistent maps of shared records: a time-travel checkpoint copies only the few tree
     /// nodes that changed since the one before.
     pub(crate) index: imbl::OrdMap<Vec<u8>, KeyIndex>,
-    pub(crate) backend: imbl::OrdMap<Rev, Arc<Record>>,
+    pub(crate) backend: Backend,
     pub(crate) lessor: Lessor,
     pub(crate) alarms: BTreeSet<AlarmMember>,
     pub(crate) size: SizeModel,
@@ -143,7 +130,7 @@ impl Store {
             current_rev: 1,
             compact_rev: -1,
             index: imbl::OrdMap::new(),
-            backend: imbl::OrdMap::new(),
+            backend: Backend::default(),
             alarms: BTreeSet::new(),
             size: SizeModel::default(),
             watchers: Watchers::default(),
@@ -202,7 +189,7 @@ impl Store {
 
     fn kv_at(&self, rev: Rev) -> KeyValue {
         match self.backend.get(&rev) {
-            Some(rec) => rec.kv.clone(),
+            Some(rec) => rec.kv(),
             None => panic!("index points at revision {rev:?} missing from the backend"),
         }
     }
@@ -316,16 +303,16 @@ impl Store {
     pub fn recent_events(&self, limit: usize) -> Vec<super::watch::Event> {
         let mut out: Vec<super::watch::Event> = self
             .backend
-            .values()
+            .iter()
             .rev()
             .take(limit)
-            .map(|rec| super::watch::Event {
-                kind: if rec.tombstone {
+            .map(|(_, rec)| super::watch::Event {
+                kind: if rec.tombstone() {
                     super::watch::EventType::Delete
                 } else {
                     super::watch::EventType::Put
                 },
-                kv: rec.kv.clone(),
+                kv: rec.kv(),
                 prev_kv: None,
             })
             .collect();
@@ -369,8 +356,8 @@ impl Store {
 
     fn backend_insert(&mut self, rev: Rev, rec: Record) {
         self.size
-            .add_record(17 + usize::from(rec.tombstone), rec.stored_value_len());
-        self.backend.insert(rev, Arc::new(rec));
+            .add_record(17 + usize::from(rec.tombstone()), rec.stored_value_len());
+        self.backend.insert(rev, rec);
     }
 
     fn tx_put(&mut self, tx: &mut WriteTxn, key: &[u8], value: Vec<u8>, lease: LeaseId) {
@@ -387,13 +374,7 @@ impl Store {
             value,
             lease,
         };
-        self.backend_insert(
-            rev,
-            Record {
-                tombstone: false,
-                kv: kv.clone(),
-            },
-        );
+        self.backend_insert(rev, Record::new(false, &kv));
         let indexed = self.index.entry(key.to_vec()).or_default().put(rev);
         assert!(indexed.is_ok(), "write revisions only grow");
         if let Some(old) = prev.as_ref().map(|p| p.lease).filter(|&l| l != 0) {
@@ -417,13 +398,7 @@ impl Store {
             key: key.to_vec(),
             ..KeyValue::default()
         };
-        self.backend_insert(
-            rev,
-            Record {
-                tombstone: true,
-                kv,
-            },
-        );
+        self.backend_insert(rev, Record::new(true, &kv));
         let ended = self.index.get_mut(key).map(|ki| ki.tombstone(rev));
         assert!(matches!(ended, Some(Ok(()))), "only live keys are deleted");
         if let Some(old) = prev.as_ref().map(|p| p.lease).filter(|&l| l != 0) {
@@ -659,17 +634,12 @@ impl Store {
                 self.index.remove(&key);
             }
         }
-        let doomed: Vec<Rev> = self
+        let doomed = self
             .backend
-            .range(..Rev::new(rev + 1, 0))
-            .map(|(r, _)| *r)
-            .filter(|r| !available.contains(r))
-            .collect();
-        for r in doomed {
-            if let Some(rec) = self.backend.remove(&r) {
-                self.size
-                    .remove_record(17 + usize::from(rec.tombstone), rec.stored_value_len());
-            }
+            .remove_before(Rev::new(rev + 1, 0), |r| !available.contains(&r));
+        for rec in doomed {
+            self.size
+                .remove_record(17 + usize::from(rec.tombstone()), rec.stored_value_len());
         }
         self.size.commit();
         Ok(CompactionResponse {
@@ -890,13 +860,13 @@ impl Store {
         let mut out: Vec<WatchResponse> = Vec::new();
         let mut revs_in_batch = 0;
         let mut last_main = 0;
-        for (rev, rec) in self.backend.range(Rev::new(start, 0)..) {
-            let kind = if rec.tombstone {
+        for (rev, rec) in self.backend.since(Rev::new(start, 0)) {
+            let kind = if rec.tombstone() {
                 EventType::Delete
             } else {
                 EventType::Put
             };
-            if !w.covers(&rec.kv.key) || !w.wants(kind) {
+            if !w.covers(rec.key()) || !w.wants(kind) {
                 continue;
             }
             if rev.main != last_main {
@@ -911,8 +881,8 @@ impl Store {
                     });
                 }
             }
-            let mut kv = rec.kv.clone();
-            if rec.tombstone {
+            let mut kv = rec.kv();
+            if rec.tombstone() {
                 kv.mod_revision = rev.main;
             }
             let prev_kv = if w.req.prev_kv && rev.main > self.compact_rev {
@@ -975,15 +945,12 @@ impl Store {
         }
         let mut h = super::kv::Crc32c::default();
         h.update(b"key");
-        let mut buf = Vec::new();
-        for (r, rec) in self.backend.range(..Rev::new(rev.saturating_add(1), 0)) {
-            if r.main <= self.compact_rev && !keep.is_empty() && !keep.contains(r) {
+        for (r, rec) in self.backend.before(Rev::new(rev.saturating_add(1), 0)) {
+            if r.main <= self.compact_rev && !keep.is_empty() && !keep.contains(&r) {
                 continue;
             }
-            h.update(&r.to_backend_key(rec.tombstone));
-            buf.clear();
-            rec.kv.encode_proto(&mut buf);
-            h.update(&buf);
+            h.update(&r.to_backend_key(rec.tombstone()));
+            h.update(rec.proto());
         }
         Ok(HashKv {
             hash: h.finish(),

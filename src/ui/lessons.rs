@@ -151,11 +151,12 @@ impl Course {
             return Ok((session, None));
         };
         let before = session.history().len();
-        let same_start = linked.history().get(..before).is_some_and(|h| {
-            h.iter()
-                .zip(session.history())
-                .all(|(a, b)| (a.time_ms, &a.line, &a.stdin) == (b.time_ms, &b.line, &b.stdin))
-        });
+        let same_start = linked.history().len() >= before
+            && linked
+                .history()
+                .iter()
+                .zip(session.history().iter())
+                .all(|(a, b)| (a.time_ms, a.line, a.stdin) == (b.time_ms, b.line, b.stdin));
         if !same_start || linked.world.now() < session.world.now() {
             let warning = format!(
                 "the link's run does not begin as step {} of {:?} does: the step opens from its start",
@@ -163,9 +164,9 @@ impl Course {
             );
             return Ok((session, Some(warning)));
         }
-        for entry in &linked.history()[before..] {
+        for entry in linked.history().iter().skip(before) {
             session.run_for(entry.time_ms.saturating_sub(session.world.now()));
-            session.execute(&entry.line, entry.stdin.as_deref());
+            session.execute(entry.line, entry.stdin);
         }
         session.run_for(linked.world.now().saturating_sub(session.world.now()));
         Ok((session, None))
