@@ -221,4 +221,34 @@ mod tests {
         );
         assert_eq!(c, d);
     }
+
+    #[test]
+    fn the_backend_keeps_revision_order_and_compacts_only_before_its_bound() {
+        let mut b = Backend::default();
+        for main in [1, 2, 4, 5] {
+            b.insert(Rev::new(main, 0), Record::new(false, &kv("k", "v", main)));
+        }
+        b.insert(Rev::new(3, 0), Record::new(false, &kv("k", "three", 3)));
+        b.insert(Rev::new(5, 0), Record::new(true, &kv("k", "", 5)));
+        let mains = |it: &mut dyn Iterator<Item = (Rev, &Record)>| -> Vec<i64> {
+            it.map(|(r, _)| r.main).collect()
+        };
+        assert_eq!(mains(&mut b.iter()), [1, 2, 3, 4, 5]);
+        assert_eq!(
+            b.get(&Rev::new(3, 0)).map(|r| r.kv().value),
+            Some(b"three".to_vec())
+        );
+        assert!(
+            b.get(&Rev::new(5, 0)).is_some_and(Record::tombstone),
+            "a rewrite replaces"
+        );
+        assert!(b.get(&Rev::new(6, 0)).is_none());
+        assert_eq!(mains(&mut b.since(Rev::new(3, 0))), [3, 4, 5]);
+        assert_eq!(mains(&mut b.before(Rev::new(3, 0))), [1, 2]);
+        let copy = b.clone();
+        let gone = b.remove_before(Rev::new(4, 0), |r| r.main != 2);
+        assert_eq!(gone.len(), 2);
+        assert_eq!(mains(&mut b.iter()), [2, 4, 5]);
+        assert_eq!(copy.len(), 5, "a copy keeps what the original dropped");
+    }
 }
