@@ -4,6 +4,7 @@
 //! quotes cut, Unicode tricks, huge values, random bytes.
 
 use crate::base::Rng;
+use std::borrow::Cow;
 
 /// Numbers at the edges of every integer and float parser (Go's and Rust's alike).
 const EXTREME_NUMBERS: &[&str] = &[
@@ -145,10 +146,14 @@ fn once(rng: &mut Rng, text: &str, donors: &[String]) -> String {
     words.concat()
 }
 
+/// A word of the text being changed: borrowed until a change makes it its own (lesson
+/// files have thousands of words and a change touches one or two).
+type Word<'a> = Cow<'a, str>;
+
 /// Words with the separators that follow them kept, so joining gives the text back.
-fn split_words(text: &str) -> Vec<String> {
+fn split_words(text: &str) -> Vec<Word<'_>> {
     text.split_inclusive([' ', '\n', '='])
-        .map(str::to_string)
+        .map(Cow::Borrowed)
         .collect()
 }
 
@@ -160,22 +165,22 @@ fn index(rng: &mut Rng, len: usize) -> usize {
     rng.range(0, len as u64) as usize
 }
 
-fn swap(rng: &mut Rng, words: &mut [String]) {
+fn swap(rng: &mut Rng, words: &mut [Word]) {
     if words.len() >= 2 {
         let (a, b) = (index(rng, words.len()), index(rng, words.len()));
         words.swap(a, b);
     }
 }
 
-fn duplicate(rng: &mut Rng, words: &mut Vec<String>) {
+fn duplicate(rng: &mut Rng, words: &mut Vec<Word>) {
     if !words.is_empty() {
         let i = index(rng, words.len());
         let word = spaced(&words[i]);
-        words.insert(i, word);
+        words.insert(i, word.into());
     }
 }
 
-fn remove(rng: &mut Rng, words: &mut Vec<String>) {
+fn remove(rng: &mut Rng, words: &mut Vec<Word>) {
     if !words.is_empty() {
         let i = index(rng, words.len());
         words.remove(i);
@@ -192,7 +197,7 @@ fn spaced(word: &str) -> String {
 }
 
 /// Every run of digits in a chosen word becomes an extreme number (or a duration or size).
-fn replace_number(rng: &mut Rng, words: &mut Vec<String>) {
+fn replace_number(rng: &mut Rng, words: &mut Vec<Word>) {
     let with_digits: Vec<usize> = (0..words.len())
         .filter(|i| words[*i].bytes().any(|b| b.is_ascii_digit()))
         .collect();
@@ -210,11 +215,11 @@ fn replace_number(rng: &mut Rng, words: &mut Vec<String>) {
     let end = word[start..]
         .find(|c: char| !c.is_ascii_digit() && c != '.')
         .map_or(word.len(), |n| start + n);
-    words[i] = format!("{}{extreme}{}", &word[..start], &word[end..]);
+    words[i] = format!("{}{extreme}{}", &word[..start], &word[end..]).into();
 }
 
 /// The value after a `--flag=` or a key: becomes empty, extreme, or another flag.
-fn replace_value(rng: &mut Rng, words: &mut [String]) {
+fn replace_value(rng: &mut Rng, words: &mut [Word]) {
     let values: Vec<usize> = (1..words.len())
         .filter(|i| words[i - 1].ends_with('='))
         .collect();
@@ -226,16 +231,16 @@ fn replace_value(rng: &mut Rng, words: &mut [String]) {
             2 => pick(rng, UNICODE).to_string(),
             _ => "--".to_string(),
         };
-        words[i] = value + tail;
+        words[i] = (value + tail).into();
     }
 }
 
-fn insert_word(rng: &mut Rng, words: &mut Vec<String>, word: String) {
+fn insert_word(rng: &mut Rng, words: &mut Vec<Word>, word: String) {
     let i = index(rng, words.len() + 1);
-    words.insert(i, spaced(&word));
+    words.insert(i, spaced(&word).into());
 }
 
-fn replace_word(rng: &mut Rng, words: &mut [String], word: String) {
+fn replace_word(rng: &mut Rng, words: &mut [Word], word: String) {
     if !words.is_empty() {
         let i = index(rng, words.len());
         let tail: String = words[i]
@@ -244,19 +249,19 @@ fn replace_word(rng: &mut Rng, words: &mut [String], word: String) {
             .filter(|c| " \n=".contains(*c))
             .into_iter()
             .collect();
-        words[i] = word.trim_end().to_string() + &tail;
+        words[i] = (word.trim_end().to_string() + &tail).into();
     }
 }
 
 /// Inserts `piece` at a character boundary of a chosen word.
-fn insert_char(rng: &mut Rng, words: &mut Vec<String>, piece: &str) {
+fn insert_char(rng: &mut Rng, words: &mut Vec<Word>, piece: &str) {
     if words.is_empty() {
-        words.push(piece.to_string());
+        words.push(piece.to_string().into());
         return;
     }
     let i = index(rng, words.len());
     let at = char_boundary(rng, &words[i]);
-    words[i].insert_str(at, piece);
+    words[i].to_mut().insert_str(at, piece);
 }
 
 fn char_boundary(rng: &mut Rng, word: &str) -> usize {
@@ -267,14 +272,14 @@ fn char_boundary(rng: &mut Rng, word: &str) -> usize {
 }
 
 /// Removes one quote character, leaving its pair open.
-fn cut_quote(rng: &mut Rng, words: &mut Vec<String>) {
+fn cut_quote(rng: &mut Rng, words: &mut Vec<Word>) {
     let quoted: Vec<usize> = (0..words.len())
         .filter(|i| words[*i].contains(['\'', '"']))
         .collect();
     match rng.pick(&quoted) {
         Some(&i) => {
             let at = words[i].find(['\'', '"']).unwrap_or(0);
-            words[i].remove(at);
+            words[i].to_mut().remove(at);
         }
         None => {
             let quote = if rng.chance(0.5) { "'" } else { "\"" };
@@ -284,7 +289,7 @@ fn cut_quote(rng: &mut Rng, words: &mut Vec<String>) {
 }
 
 /// A word repeated to a few KiB, or rarely past etcd's request limit.
-fn grow(rng: &mut Rng, words: &mut [String]) {
+fn grow(rng: &mut Rng, words: &mut [Word]) {
     if words.is_empty() {
         return;
     }
@@ -298,7 +303,7 @@ fn grow(rng: &mut Rng, words: &mut [String]) {
     // A word of whitespace alone (U+0085 is some) grows from an `x` before it.
     let unit = if unit.is_empty() { "x" } else { unit };
     let copies = target / unit.len() + 1;
-    words[i] = unit.repeat(copies.min(target)) + tail;
+    words[i] = (unit.repeat(copies.min(target)) + tail).into();
 }
 
 /// Up to 16 random characters: ASCII controls, Latin-1, any scalar value.
@@ -317,13 +322,13 @@ fn donor_word(rng: &mut Rng, donors: &[String]) -> String {
         return pick(rng, SPECIALS).to_string();
     };
     let words = split_words(donor);
-    rng.pick(&words).cloned().unwrap_or_default()
+    rng.pick(&words).map(|w| w.to_string()).unwrap_or_default()
 }
 
 /// Line-level changes, for scripts and files: a line dropped, repeated, moved, or one from
 /// another input put in.
 fn lines(rng: &mut Rng, text: &str, donors: &[String]) -> String {
-    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
+    let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
     if lines.is_empty() {
         return text.to_string();
     }
@@ -333,18 +338,17 @@ fn lines(rng: &mut Rng, text: &str, donors: &[String]) -> String {
             lines.remove(i);
         }
         1 => {
-            let line = lines[i].clone();
-            lines.insert(i, line);
+            lines.insert(i, lines[i]);
         }
         2 => {
             let j = index(rng, lines.len());
             lines.swap(i, j);
         }
         _ => {
-            let donor = rng.pick(donors).cloned().unwrap_or_default();
+            let donor = rng.pick(donors).map_or("", String::as_str);
             let donor_lines: Vec<&str> = donor.split_inclusive('\n').collect();
             let line = rng.pick(&donor_lines).copied().unwrap_or("\n");
-            lines.insert(i, line.to_string());
+            lines.insert(i, line);
         }
     }
     lines.concat()
@@ -446,7 +450,7 @@ mod tests {
     /// itself panic here: a word of one U+0085 (whitespace, two bytes) was cut after a byte.
     #[test]
     fn a_word_of_whitespace_grows_without_being_cut() {
-        let mut words = vec!["\u{85}".to_string()];
+        let mut words = split_words("\u{85}");
         grow(&mut Rng::new(1), &mut words);
         assert!(words[0].starts_with("xxx") && words[0].ends_with('\u{85}'));
     }
