@@ -3,6 +3,8 @@
 //! (`--from I --iterations 1`). A panic is caught, shrunk to the smallest input that still
 //! panics at the same place, and reported with its target, seed and iteration; an input that
 //! runs longer than `--timeout` seconds is reported as a hang. Either makes the exit code 1.
+//! Inputs are shared out among `--jobs` workers, each with its own session; the inputs run
+//! and what panics do not depend on how many.
 
 mod corpus;
 mod mutate;
@@ -15,15 +17,17 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::thread::{JoinHandle, ThreadId};
 use std::time::{Duration, Instant};
 use targets::{Form, Target, TARGETS};
 
 pub const USAGE: &str = "usage: raftlab fuzz [--target NAME|all] [--iterations N] [--seed S]
-                    [--from I] [--timeout SECS] [--corpus DIR]
+                    [--from I] [--timeout SECS] [--corpus DIR] [--jobs J]
        raftlab fuzz --list
 
 Feeds N inputs (default 10000) to each target, made by changing real inputs from the
 transcripts under --corpus (default tests/testdata); input I depends only on the seed and I.
+J workers (default: one per CPU) share the inputs out; --jobs 1 reports in input order.
 Exit code 1 if any input panicked or ran longer than --timeout seconds (default 60).";
 
 struct Args {
@@ -33,6 +37,7 @@ struct Args {
     from: u64,
     timeout: Duration,
     corpus: PathBuf,
+    jobs: u64,
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
@@ -43,6 +48,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         from: 0,
         timeout: Duration::from_secs(60),
         corpus: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/testdata")),
+        jobs: std::thread::available_parallelism().map_or(1, |n| n.get() as u64),
     };
     let mut words = args.iter();
     while let Some(flag) = words.next() {
@@ -55,6 +61,10 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--from" => parsed.from = number(value()?)?,
             "--timeout" => parsed.timeout = Duration::from_secs(number(value()?)?),
             "--corpus" => parsed.corpus = value()?.into(),
+            "--jobs" => match number(value()?)? {
+                0 => return Err("--jobs 0: at least one worker".into()),
+                n => parsed.jobs = n,
+            },
             _ => return Err(format!("unknown flag {flag:?}")),
         }
     }
@@ -128,8 +138,23 @@ impl Job {
     }
 }
 
-/// The message and place of the last panic, kept by the hook instead of printed.
-static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
+/// The message and place of each worker's last panic, kept by the hook instead of printed:
+/// by thread, since workers panic at once and a dead worker's is read by the main thread.
+static LAST_PANIC: Mutex<Vec<(ThreadId, String)>> = Mutex::new(Vec::new());
+
+fn keep_panic(message: String) {
+    let me = std::thread::current().id();
+    if let Ok(mut last) = LAST_PANIC.lock() {
+        last.retain(|(id, _)| *id != me);
+        last.push((me, message));
+    }
+}
+
+fn take_panic(thread: ThreadId) -> Option<String> {
+    let mut last = LAST_PANIC.lock().ok()?;
+    let at = last.iter().position(|(id, _)| *id == thread)?;
+    Some(last.swap_remove(at).1)
+}
 
 fn silence_panics() {
     std::panic::set_hook(Box::new(|info| {
@@ -141,9 +166,7 @@ fn silence_panics() {
             .unwrap_or_default();
         let place = crate_frame()
             .unwrap_or_else(|| info.location().map(ToString::to_string).unwrap_or_default());
-        if let Ok(mut last) = LAST_PANIC.lock() {
-            *last = Some(format!("{message} (at {place})"));
-        }
+        keep_panic(format!("{message} (at {place})"));
     }));
 }
 
@@ -168,20 +191,41 @@ fn crate_frame() -> Option<String> {
 /// Runs one input; the panic's message and place if it panicked.
 fn panics(target: &Target, base: &crate::console::Session, input: &[u8]) -> Option<String> {
     let caught = catch_unwind(AssertUnwindSafe(|| (target.run)(base, input)));
-    caught.is_err().then(|| {
-        LAST_PANIC
-            .lock()
-            .ok()
-            .and_then(|mut l| l.take())
-            .unwrap_or_default()
-    })
+    caught
+        .is_err()
+        .then(|| take_panic(std::thread::current().id()).unwrap_or_default())
 }
 
 /// The iteration the worker is on, plus one (0: none being watched), and the last one it
 /// started (what a crash of the harness itself was working on).
+#[derive(Default)]
 struct Progress {
     current: AtomicU64,
     started: AtomicU64,
+}
+
+/// The inputs one worker runs: every `stride`-th from `from + offset`, below `end`.
+#[derive(Clone, Copy)]
+struct Shard {
+    from: u64,
+    end: u64,
+    offset: u64,
+    stride: u64,
+}
+
+impl Shard {
+    fn inputs(self) -> impl Iterator<Item = u64> {
+        let stride = usize::try_from(self.stride).unwrap_or(usize::MAX).max(1);
+        (self.from.saturating_add(self.offset)..self.end).step_by(stride)
+    }
+}
+
+/// The places panics were first seen at, shared by the workers: each place is shrunk once.
+type Places = Mutex<Vec<String>>;
+
+struct Worker {
+    progress: Arc<Progress>,
+    handle: JoinHandle<u64>,
 }
 
 /// Fuzzes one target; false if an input panicked or hung.
@@ -201,20 +245,18 @@ fn fuzz_target(target: &'static Target, args: &Args, corpus: &Arc<Corpus>) -> bo
         );
         return false;
     }
-    let progress = Arc::new(Progress {
-        current: AtomicU64::new(0),
-        started: AtomicU64::new(0),
-    });
     let started = Instant::now();
-    let worker = {
-        let (job, progress, corpus) = (job.clone(), progress.clone(), corpus.clone());
-        let (from, count) = (args.from, args.iterations);
-        std::thread::spawn(move || run_inputs(&job, &corpus, &progress, from, count))
-    };
-    watch(&job, &progress, &worker, args.timeout);
-    let panicked = worker
-        .join()
-        .unwrap_or_else(|_| harness_panicked(&job, &progress));
+    let workers = spawn_workers(&job, args, corpus);
+    watch(&job, &workers, args.timeout);
+    let panicked: u64 = workers
+        .into_iter()
+        .map(|w| {
+            let thread = w.handle.thread().id();
+            w.handle
+                .join()
+                .unwrap_or_else(|_| harness_panicked(&job, &w.progress, thread))
+        })
+        .sum();
     let seconds = started.elapsed().as_secs_f64();
     println!(
         "fuzz {}: {} inputs (seed {}, from {}), {panicked} panicked, {:.0} inputs/s ({seconds:.1} s)",
@@ -227,35 +269,69 @@ fn fuzz_target(target: &'static Target, args: &Args, corpus: &Arc<Corpus>) -> bo
     panicked == 0
 }
 
-/// Waits for the worker; exits the process with a report if one input runs too long.
-#[allow(clippy::disallowed_methods)]
-fn watch(job: &Job, progress: &Progress, worker: &std::thread::JoinHandle<u64>, timeout: Duration) {
-    let (mut seen, mut since) = (0, Instant::now());
-    while !worker.is_finished() {
-        std::thread::sleep(Duration::from_millis(50));
-        let now = progress.current.load(Ordering::Relaxed);
-        if now != seen {
-            (seen, since) = (now, Instant::now());
-        } else if now != 0 && since.elapsed() > timeout {
-            let i = now - 1;
-            eprintln!(
-                "fuzz {}: HANG: input {i} (seed {}) ran over {} s\n  input: {}",
-                job.target.name,
-                job.seed,
-                timeout.as_secs(),
-                shown(&job.input(i))
+/// One worker per job (no more than there are inputs), each preparing its own session.
+fn spawn_workers(job: &Arc<Job>, args: &Args, corpus: &Arc<Corpus>) -> Vec<Worker> {
+    let stride = args.jobs.min(args.iterations).max(1);
+    let end = args.from.saturating_add(args.iterations);
+    let places: Arc<Places> = Arc::default();
+    (0..stride)
+        .map(|offset| {
+            let shard = Shard {
+                from: args.from,
+                end,
+                offset,
+                stride,
+            };
+            let progress = Arc::new(Progress::default());
+            let (job, corpus, places, mine) = (
+                job.clone(),
+                corpus.clone(),
+                places.clone(),
+                progress.clone(),
             );
-            std::process::exit(1);
+            let handle =
+                std::thread::spawn(move || run_inputs(&job, &corpus, &mine, shard, &places));
+            Worker { progress, handle }
+        })
+        .collect()
+}
+
+/// Waits for the workers; exits the process with a report if one input runs too long.
+#[allow(clippy::disallowed_methods)]
+fn watch(job: &Job, workers: &[Worker], timeout: Duration) {
+    let mut last: Vec<(u64, Instant)> = workers.iter().map(|_| (0, Instant::now())).collect();
+    while workers.iter().any(|w| !w.handle.is_finished()) {
+        std::thread::sleep(Duration::from_millis(50));
+        for (worker, (seen, since)) in workers.iter().zip(&mut last) {
+            let now = worker.progress.current.load(Ordering::Relaxed);
+            if now != *seen {
+                (*seen, *since) = (now, Instant::now());
+            } else if now != 0 && since.elapsed() > timeout && !worker.handle.is_finished() {
+                let i = now - 1;
+                eprintln!(
+                    "fuzz {}: HANG: input {i} (seed {}) ran over {} s\n  input: {}",
+                    job.target.name,
+                    job.seed,
+                    timeout.as_secs(),
+                    shown(&job.input(i))
+                );
+                std::process::exit(1);
+            }
         }
     }
 }
 
-/// The worker: runs inputs `from..from + count`; gives how many panicked.
-fn run_inputs(job: &Job, corpus: &Corpus, progress: &Progress, from: u64, count: u64) -> u64 {
+/// A worker: runs the inputs of its shard; gives how many panicked.
+fn run_inputs(
+    job: &Job,
+    corpus: &Corpus,
+    progress: &Progress,
+    shard: Shard,
+    places: &Places,
+) -> u64 {
     let base = (job.target.prepare)(corpus);
     let mut panicked = 0;
-    let mut places: Vec<String> = Vec::new();
-    for i in from..from.saturating_add(count) {
+    for i in shard.inputs() {
         progress.started.store(i, Ordering::Relaxed);
         progress.current.store(i + 1, Ordering::Relaxed);
         let input = job.input(i);
@@ -265,14 +341,13 @@ fn run_inputs(job: &Job, corpus: &Corpus, progress: &Progress, from: u64, count:
         panicked += 1;
         progress.current.store(0, Ordering::Relaxed);
         let place = place_of(&message);
-        if places.contains(&place) {
+        if !first_at(places, &place) {
             eprintln!(
                 "fuzz {}: input {i} panicked again at {place}",
                 job.target.name
             );
             continue;
         }
-        places.push(place.clone());
         let smallest = shrink::shrink(&input, job.target.form, &mut |candidate| {
             panics(job.target, &base, candidate).is_some_and(|m| place_of(&m) == place)
         });
@@ -289,16 +364,27 @@ fn run_inputs(job: &Job, corpus: &Corpus, progress: &Progress, from: u64, count:
     panicked
 }
 
+/// Whether `place` is new (and now seen).
+fn first_at(places: &Places, place: &str) -> bool {
+    let Ok(mut seen) = places.lock() else {
+        return true;
+    };
+    let new = !seen.iter().any(|p| p == place);
+    if new {
+        seen.push(place.to_string());
+    }
+    new
+}
+
 /// Reports a panic outside the target (making or shrinking an input): the inputs after it
-/// were not run. Counts as one panic.
-fn harness_panicked(job: &Job, progress: &Progress) -> u64 {
+/// in that worker's share were not run. Counts as one panic.
+fn harness_panicked(job: &Job, progress: &Progress, thread: ThreadId) -> u64 {
     let i = progress.started.load(Ordering::Relaxed);
-    let message = LAST_PANIC.lock().ok().and_then(|mut l| l.take());
     eprintln!(
         "fuzz {}: PANIC in the fuzzer itself at input {i} (seed {}), the inputs after it not run: {}\n  again: raftlab fuzz --target {} --seed {} --from {i} --iterations 1",
         job.target.name,
         job.seed,
-        message.unwrap_or_default(),
+        take_panic(thread).unwrap_or_default(),
         job.target.name,
         job.seed
     );
@@ -361,12 +447,37 @@ mod tests {
             donors: vec!["a!b 1".into()],
             seed: 4,
         };
-        let progress = Progress {
-            current: AtomicU64::new(0),
-            started: AtomicU64::new(0),
+        let shard = |offset, stride| Shard {
+            from: 0,
+            end: 3_000,
+            offset,
+            stride,
         };
-        let panicked = run_inputs(&job, &corpus, &progress, 0, 3_000);
+        let one = |shard| {
+            run_inputs(
+                &job,
+                &corpus,
+                &Progress::default(),
+                shard,
+                &Places::default(),
+            )
+        };
+        let panicked = one(shard(0, 1));
         assert!(panicked > 0, "the planted bug was never hit (seed 4)");
+        // Three workers at once, sharing the places seen: the same inputs panic.
+        let places = Places::default();
+        let shared: u64 = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..3)
+                .map(|k| {
+                    let (job, corpus, places) = (&job, &corpus, &places);
+                    s.spawn(move || {
+                        run_inputs(job, corpus, &Progress::default(), shard(k, 3), places)
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap_or(0)).sum()
+        });
+        assert_eq!(shared, panicked, "three workers found what one did");
         let first = (0..3_000)
             .find(|i| panics(&BUGGY, &(BUGGY.prepare)(&corpus), &job.input(*i)).is_some())
             .expect("the same inputs panic again");
@@ -378,6 +489,34 @@ mod tests {
     }
 
     #[test]
+    fn shards_run_every_input_once() {
+        for (from, end, stride) in [
+            (0, 10, 1),
+            (5, 17, 3),
+            (7, 8, 4),
+            (u64::MAX - 2, u64::MAX, 2),
+        ] {
+            let mut all: Vec<u64> = (0..stride)
+                .flat_map(|offset| {
+                    Shard {
+                        from,
+                        end,
+                        offset,
+                        stride,
+                    }
+                    .inputs()
+                })
+                .collect();
+            all.sort_unstable();
+            assert_eq!(
+                all,
+                (from..end).collect::<Vec<_>>(),
+                "{from}..{end} by {stride}"
+            );
+        }
+    }
+
+    #[test]
     fn unknown_targets_and_flags_are_usage_errors() {
         let (_, err, code) = main(&["--target".into(), "nope".into()]);
         assert_eq!(code, 2);
@@ -385,6 +524,9 @@ mod tests {
         let (_, err, code) = main(&["--iterations".into()]);
         assert_eq!(code, 2);
         assert!(err.contains("--iterations needs a value"), "{err}");
+        let (_, err, code) = main(&["--jobs".into(), "0".into()]);
+        assert_eq!(code, 2);
+        assert!(err.contains("--jobs 0: at least one worker"), "{err}");
         let (list, _, code) = main(&["--list".into()]);
         assert_eq!(code, 0);
         assert_eq!(list.lines().count(), TARGETS.len());
