@@ -119,6 +119,8 @@ where
 }
 
 /// `story`, serving another directory (which must hold an `index.html`).
+// A story's wall time is printed (never checked), to see where CI's minutes go.
+#[allow(clippy::disallowed_methods)]
 pub fn story_serving<F, Fut>(name: &str, root: &Path, body: F)
 where
     F: FnOnce(Harness) -> Fut,
@@ -131,6 +133,7 @@ where
     let _one = ONE_BROWSER_AT_A_TIME
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
+    let started = std::time::Instant::now();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -152,7 +155,7 @@ where
     if let Err(e) = outcome {
         panic!("browser story `{name}` failed: {e}");
     }
-    println!("{name}: passed");
+    println!("{name}: passed in {:.1} s", started.elapsed().as_secs_f64());
 }
 
 /// Polls a future inside `catch_unwind`, so a panicking story still gets its clean-up.
