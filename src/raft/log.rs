@@ -42,15 +42,21 @@ impl Entry {
 
     /// How the entry is shown in transcripts, traces and the UI: `3@2` plus a data summary.
     pub fn describe(&self) -> String {
-        let summary = match self.kind {
-            EntryKind::Config => super::confchange::ConfChange::decode(&self.data).map_or_else(
-                |_| "conf ?".to_string(),
-                |cc| format!("conf {}", cc.describe()),
-            ),
-            EntryKind::Normal if self.data.is_empty() => "noop".to_string(),
-            EntryKind::Normal => summarize(&self.data),
-        };
-        format!("{}@{} {}", self.index, self.term, summary)
+        self.to_string()
+    }
+}
+
+impl std::fmt::Display for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{}@{} ", self.index, self.term)?;
+        match self.kind {
+            EntryKind::Config => match super::confchange::ConfChange::decode(&self.data) {
+                Ok(cc) => write!(f, "conf {}", cc.describe()),
+                Err(_) => f.write_str("conf ?"),
+            },
+            EntryKind::Normal if self.data.is_empty() => f.write_str("noop"),
+            EntryKind::Normal => f.write_str(&summarize(&self.data)),
+        }
     }
 }
 

@@ -6,6 +6,7 @@ use super::image::SnapshotData;
 use super::log::Entry;
 use crate::base::{Index, MemberId, Term};
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
@@ -122,31 +123,42 @@ impl Message {
 
     /// One line, the same everywhere: `m1->m2 RequestVote term=3 last=5@2`.
     pub fn describe(&self) -> String {
-        let head = format!(
-            "{}->{} {} term={}",
-            self.from,
-            self.to,
-            self.kind(),
-            self.term
-        );
-        let tail = match &self.body {
-            Body::Hup | Body::Beat | Body::TimeoutNow => String::new(),
-            Body::Propose { data } => format!(" data={}", super::log::summarize(data)),
-            Body::TransferLeader { target } => format!(" target={target}"),
+        self.to_string()
+    }
+
+    /// Entries carried (for the UI's "AppendEntries(3)" labels).
+    pub fn entry_count(&self) -> usize {
+        match &self.body {
+            Body::Append { entries, .. } => entries.len(),
+            _ => 0,
+        }
+    }
+}
+
+/// The one-line description, written where it is wanted: the simulator hashes every message
+/// of a run into its trace without building the text.
+impl fmt::Display for Message {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let (from, to, kind, term) = (self.from, self.to, self.kind(), self.term);
+        write!(f, "{from}->{to} {kind} term={term}")?;
+        match &self.body {
+            Body::Hup | Body::Beat | Body::TimeoutNow => Ok(()),
+            Body::Propose { data } => write!(f, " data={}", super::log::summarize(data)),
+            Body::TransferLeader { target } => write!(f, " target={target}"),
             Body::PreVote {
                 last_index,
                 last_term,
-            } => format!(" last={last_index}@{last_term}"),
+            } => write!(f, " last={last_index}@{last_term}"),
             Body::RequestVote {
                 last_index,
                 last_term,
                 transfer,
-            } => format!(
-                " last={last_index}@{last_term}{}",
-                if *transfer { " transfer" } else { "" }
-            ),
+            } => {
+                let transfer = if *transfer { " transfer" } else { "" };
+                write!(f, " last={last_index}@{last_term}{transfer}")
+            }
             Body::PreVoteResp { reject } | Body::RequestVoteResp { reject } => {
-                (if *reject { " rejected" } else { " granted" }).to_string()
+                f.write_str(if *reject { " rejected" } else { " granted" })
             }
             Body::Append {
                 prev_index,
@@ -156,15 +168,16 @@ impl Message {
                 read_ctx,
                 ..
             } => {
-                let mut s = format!(" prev={prev_index}@{prev_term} commit={commit}");
+                write!(f, " prev={prev_index}@{prev_term} commit={commit}")?;
                 if !entries.is_empty() {
-                    let list: Vec<String> = entries.iter().map(Entry::describe).collect();
-                    s.push_str(&format!(" entries=[{}]", list.join(", ")));
+                    f.write_str(" entries=[")?;
+                    for (i, entry) in entries.iter().enumerate() {
+                        let comma = if i == 0 { "" } else { ", " };
+                        write!(f, "{comma}{entry}")?;
+                    }
+                    f.write_str("]")?;
                 }
-                if *read_ctx != 0 {
-                    s.push_str(&format!(" read={read_ctx}"));
-                }
-                s
+                read_suffix(f, *read_ctx)
             }
             Body::AppendResp {
                 index,
@@ -174,33 +187,33 @@ impl Message {
                 read_ctx,
                 ..
             } => {
-                let mut s = if *reject {
-                    format!(" rejected index={index} hint={hint_index}@{hint_term}")
+                if *reject {
+                    write!(f, " rejected index={index} hint={hint_index}@{hint_term}")?;
                 } else {
-                    format!(" index={index}")
-                };
-                if *read_ctx != 0 {
-                    s.push_str(&format!(" read={read_ctx}"));
+                    write!(f, " index={index}")?;
                 }
-                s
+                read_suffix(f, *read_ctx)
             }
             Body::Snapshot {
                 index, term, conf, ..
             } => {
-                let names: Vec<String> = conf.voters.iter().map(|v| v.to_string()).collect();
-                format!(" snapshot={index}@{term} voters={}", names.join(","))
+                write!(f, " snapshot={index}@{term} voters=")?;
+                for (i, voter) in conf.voters.iter().enumerate() {
+                    let comma = if i == 0 { "" } else { "," };
+                    write!(f, "{comma}{voter}")?;
+                }
+                Ok(())
             }
-            Body::ReadIndex { ctx } => format!(" ctx={ctx}"),
-            Body::ReadIndexResp { ctx, index } => format!(" ctx={ctx} index={index}"),
-        };
-        head + &tail
-    }
-
-    /// Entries carried (for the UI's "AppendEntries(3)" labels).
-    pub fn entry_count(&self) -> usize {
-        match &self.body {
-            Body::Append { entries, .. } => entries.len(),
-            _ => 0,
+            Body::ReadIndex { ctx } => write!(f, " ctx={ctx}"),
+            Body::ReadIndexResp { ctx, index } => write!(f, " ctx={ctx} index={index}"),
         }
+    }
+}
+
+fn read_suffix(f: &mut fmt::Formatter, read_ctx: u64) -> fmt::Result {
+    if read_ctx == 0 {
+        Ok(())
+    } else {
+        write!(f, " read={read_ctx}")
     }
 }

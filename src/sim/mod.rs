@@ -23,9 +23,32 @@ pub trait Envelope: Clone {
     fn entry_count(&self) -> usize;
     /// One line for traces and tooltips.
     fn describe(&self) -> String;
+    /// The same line, written into `out` (a trace hashes it as it is written).
+    fn describe_to(&self, out: &mut fmt::Formatter) -> fmt::Result {
+        out.write_str(&self.describe())
+    }
     /// Whether the network may deliver it twice (most messages: the protocol must cope).
     fn may_duplicate(&self) -> bool {
         true
+    }
+}
+
+/// A message's line, for `format_args!`.
+struct Described<'a, M>(&'a M);
+
+impl<M: Envelope> fmt::Display for Described<'_, M> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        self.0.describe_to(f)
+    }
+}
+
+/// FNV-1a over what is written into it, byte by byte as `fnv` hashes a line.
+struct Fnv(u64);
+
+impl fmt::Write for Fnv {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0 = fnv(self.0, s.as_bytes());
+        Ok(())
     }
 }
 
@@ -306,13 +329,24 @@ impl<P: Process> Sim<P> {
 
     /// Adds a line to the trace (and its hash).
     pub fn trace(&mut self, line: String) {
-        let stamped = format!("{:>8} {}", self.now, line);
-        self.trace_hash = fnv(self.trace_hash, stamped.as_bytes());
-        self.trace_hash = fnv(self.trace_hash, b"\n");
-        self.trace_len += 1;
+        self.trace_fmt(format_args!("{line}"));
+    }
+
+    /// A trace line: hashed as it is formatted, built as text only when the trace is kept
+    /// (every message is traced twice, and building each line was a tenth of a run).
+    fn trace_fmt(&mut self, line: fmt::Arguments) {
+        use fmt::Write;
         if self.record_trace {
+            let stamped = format!("{:>8} {line}", self.now);
+            self.trace_hash = fnv(fnv(self.trace_hash, stamped.as_bytes()), b"\n");
             self.trace.push_back(stamped);
+        } else {
+            let mut hash = Fnv(self.trace_hash);
+            // Writing into a hash cannot fail.
+            let _ = writeln!(hash, "{:>8} {line}", self.now);
+            self.trace_hash = hash.0;
         }
+        self.trace_len += 1;
     }
 
     pub fn now(&self) -> Millis {
@@ -484,18 +518,18 @@ impl<P: Process> Sim<P> {
             return;
         };
         let (down, paused) = (!slot.process.is_running(), slot.paused);
-        let describe = msg.describe();
+        let describe = Described(&msg);
         if down {
-            self.trace(format!("drop #{id} {describe} (down)"));
+            self.trace_fmt(format_args!("drop #{id} {describe} (down)"));
         } else if cut {
-            self.trace(format!("drop #{id} {describe} (partitioned)"));
+            self.trace_fmt(format_args!("drop #{id} {describe} (partitioned)"));
         } else if paused {
-            self.trace(format!("hold #{id} {describe} (paused)"));
+            self.trace_fmt(format_args!("hold #{id} {describe} (paused)"));
             if let Some(slot) = self.slots.get_mut(&to) {
                 slot.inbox.push(msg);
             }
         } else {
-            self.trace(format!("recv #{id} {describe}"));
+            self.trace_fmt(format_args!("recv #{id} {describe}"));
             self.with_process(to, |p, ctx| p.receive(msg, ctx));
         }
     }
@@ -517,7 +551,7 @@ impl<P: Process> Sim<P> {
 
     fn flush(&mut self, id: MemberId, incarnation: u64, ctx: Ctx<P::Msg>) {
         for note in ctx.notes {
-            self.trace(format!("{id} {note}"));
+            self.trace_fmt(format_args!("{id} {note}"));
         }
         for (delay, token) in ctx.wakeups {
             self.schedule(
@@ -560,7 +594,6 @@ impl<P: Process> Sim<P> {
         arrive_ms: Option<Millis>,
         lost: Option<String>,
         msg: &P::Msg,
-        describe: &str,
     ) {
         if self.wire_keep == 0 {
             return;
@@ -571,7 +604,7 @@ impl<P: Process> Sim<P> {
             seq: self.wire_seq,
             at_ms: self.now,
             lost,
-            message: InFlight::of(id, sent_ms, arrive_ms, msg, describe.to_string()),
+            message: InFlight::of(id, sent_ms, arrive_ms, msg, msg.describe()),
         });
         if self.wire.len() > self.wire_keep {
             self.wire.pop_front();
@@ -581,20 +614,19 @@ impl<P: Process> Sim<P> {
     fn send(&mut self, msg: P::Msg) {
         let id = self.next_message_id;
         self.next_message_id += 1;
-        let describe = msg.describe();
         match self.net.fate(msg.from(), msg.to(), &mut self.net_rng) {
             Fate::Lost(why) => {
-                self.record_wire(id, self.now, None, Some(why.to_string()), &msg, &describe);
-                self.trace(format!("lose #{id} {describe} ({why})"));
+                self.record_wire(id, self.now, None, Some(why.to_string()), &msg);
+                self.trace_fmt(format_args!("lose #{id} {} ({why})", Described(&msg)));
             }
             Fate::Delivered(mut delays) => {
-                self.trace(format!("send #{id} {describe}"));
+                self.trace_fmt(format_args!("send #{id} {}", Described(&msg)));
                 if !msg.may_duplicate() {
                     delays.truncate(1);
                 }
                 for delay in delays {
                     let sent_ms = self.now;
-                    self.record_wire(id, sent_ms, Some(self.now + delay), None, &msg, &describe);
+                    self.record_wire(id, sent_ms, Some(self.now + delay), None, &msg);
                     self.schedule(
                         self.now + delay,
                         Event::Deliver {
@@ -700,15 +732,8 @@ impl<P: Process> Sim<P> {
         self.queue
             .retain(|_, e| !matches!(e, Event::Deliver { id: i, .. } if *i == id));
         for (sent_ms, msg) in dropped {
-            let describe = msg.describe();
-            self.record_wire(
-                id,
-                sent_ms,
-                None,
-                Some("dropped by hand".into()),
-                &msg,
-                &describe,
-            );
+            let why = Some("dropped by hand".into());
+            self.record_wire(id, sent_ms, None, why, &msg);
         }
         self.trace(format!("drop #{id} (by hand)"));
         Ok(())
@@ -724,9 +749,8 @@ impl<P: Process> Sim<P> {
             .ok_or(SimError::NoSuchMessage(id))?;
         if let Some(event) = self.queue.remove(&key) {
             if let Event::Deliver { sent_ms, msg, .. } = &event {
-                let describe = msg.describe();
                 let (sent_ms, msg) = (*sent_ms, msg.clone());
-                self.record_wire(id, sent_ms, Some(key.0 + extra_ms), None, &msg, &describe);
+                self.record_wire(id, sent_ms, Some(key.0 + extra_ms), None, &msg);
             }
             self.trace(format!("delay #{id} by {extra_ms}ms"));
             self.schedule(key.0 + extra_ms, event);
