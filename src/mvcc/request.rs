@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// Keys and values in a request's JSON (a Raft entry's payload) as base64 text, as etcd's
 /// JSON gateway writes bytes: as serde's default array of numbers they took 3.6 bytes a byte,
-/// and parsing them was a sixth of running a Kubernetes control plane.
+/// and parsing them (each member parses each entry) was 15 % of opening a lesson's first step.
 mod base64_bytes {
     use base64::{engine::general_purpose::STANDARD, Engine};
     use serde::{de, Deserializer, Serializer};
