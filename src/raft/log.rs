@@ -55,29 +55,45 @@ impl std::fmt::Display for Entry {
                 Err(_) => f.write_str("conf ?"),
             },
             EntryKind::Normal if self.data.is_empty() => f.write_str("noop"),
-            EntryKind::Normal => f.write_str(&summarize(&self.data)),
+            EntryKind::Normal => write!(f, "{}", Summary(&self.data)),
         }
     }
 }
 
 /// A short printable summary of entry data.
 pub fn summarize(data: &[u8]) -> String {
-    const MAX: usize = 24;
-    // What `from_utf8_lossy` gives, read lazily: only the first characters are looked at
-    // (a Kubernetes object is kilobytes, and every message and entry is summarized).
-    let lossy = data.utf8_chunks().flat_map(|chunk| {
-        let bad = (!chunk.invalid().is_empty()).then_some(char::REPLACEMENT_CHARACTER);
-        chunk.valid().chars().chain(bad)
-    });
-    let mut text: String = lossy
-        .map(|c| if c.is_control() { '.' } else { c })
-        .take(MAX + 1)
-        .collect();
-    if text.chars().count() > MAX {
-        text = text.chars().take(MAX - 1).collect();
-        text.push('…');
+    Summary(data).to_string()
+}
+
+/// The summary, written where it is wanted (every message and entry of a run is summarized
+/// into its trace).
+pub struct Summary<'a>(pub &'a [u8]);
+
+impl std::fmt::Display for Summary<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        use std::fmt::Write;
+        const MAX: usize = 24;
+        // What `from_utf8_lossy` gives, read lazily: only the first characters are looked at
+        // (a Kubernetes object is kilobytes).
+        let lossy = self.0.utf8_chunks().flat_map(|chunk| {
+            let bad = (!chunk.invalid().is_empty()).then_some(char::REPLACEMENT_CHARACTER);
+            chunk.valid().chars().chain(bad)
+        });
+        let mut first = ['\0'; MAX + 1];
+        let mut len = 0;
+        for (slot, c) in first.iter_mut().zip(lossy) {
+            *slot = if c.is_control() { '.' } else { c };
+            len += 1;
+        }
+        let shown = if len > MAX { MAX - 1 } else { len };
+        for c in &first[..shown] {
+            f.write_char(*c)?;
+        }
+        if len > MAX {
+            f.write_char('…')?;
+        }
+        Ok(())
     }
-    text
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -143,7 +143,7 @@ impl fmt::Display for Message {
         write!(f, "{from}->{to} {kind} term={term}")?;
         match &self.body {
             Body::Hup | Body::Beat | Body::TimeoutNow => Ok(()),
-            Body::Propose { data } => write!(f, " data={}", super::log::summarize(data)),
+            Body::Propose { data } => write!(f, " data={}", super::log::Summary(data)),
             Body::TransferLeader { target } => write!(f, " target={target}"),
             Body::PreVote {
                 last_index,
