@@ -46,35 +46,61 @@ pub(super) fn static_pods(
     machine: Machine,
     etcd_urls: &str,
 ) -> Vec<StaticPod> {
-    let image = |c: &str| format!("registry.k8s.io/{c}:{KUBE_VERSION}");
-    let mut pods = vec![StaticPod {
-        component: "etcd",
-        image: ETCD_IMAGE.to_string(),
-        command: etcd_command(world, preset, machine),
-    }];
+    components(machine)
+        .iter()
+        .map(|c| static_pod(world, preset, machine, etcd_urls, c))
+        .collect()
+}
+
+/// The components `machine` runs as static pods (their manifests' names).
+pub(super) fn components(machine: Machine) -> &'static [&'static str] {
+    const ALL: [&str; 4] = [
+        "etcd",
+        "kube-apiserver",
+        "kube-controller-manager",
+        "kube-scheduler",
+    ];
     if machine.index == 0 {
-        let ip = preset.control_plane_ip(machine.index);
-        pods.push(StaticPod {
-            component: "kube-apiserver",
-            image: image("kube-apiserver"),
-            command: apiserver_command(preset, &ip, etcd_urls),
-        });
-        pods.push(StaticPod {
-            component: "kube-controller-manager",
-            image: image("kube-controller-manager"),
-            command: vec![
+        &ALL
+    } else {
+        &ALL[..1]
+    }
+}
+
+/// One of `components(machine)`, with its image and command (made only when a pod is
+/// written: the kubelet's sync looks at every one each round).
+fn static_pod(
+    world: &Cluster,
+    preset: Preset,
+    machine: Machine,
+    etcd_urls: &str,
+    component: &'static str,
+) -> StaticPod {
+    let image = |c: &str| format!("registry.k8s.io/{c}:{KUBE_VERSION}");
+    let (image, command) = match component {
+        "etcd" => (ETCD_IMAGE.to_string(), etcd_command(world, preset, machine)),
+        "kube-apiserver" => {
+            let ip = preset.control_plane_ip(machine.index);
+            (image(component), apiserver_command(preset, &ip, etcd_urls))
+        }
+        "kube-controller-manager" => (
+            image(component),
+            vec![
                 "kube-controller-manager".into(),
                 "--leader-elect=true".into(),
                 "--node-monitor-grace-period=40s".into(),
             ],
-        });
-        pods.push(StaticPod {
-            component: "kube-scheduler",
-            image: image("kube-scheduler"),
-            command: vec!["kube-scheduler".into(), "--leader-elect=true".into()],
-        });
+        ),
+        _ => (
+            image(component),
+            vec![component.into(), "--leader-elect=true".into()],
+        ),
+    };
+    StaticPod {
+        component,
+        image,
+        command,
     }
-    pods
 }
 
 /// etcd's flags from the member's identity; kubeadm's add its certificates and the
@@ -223,8 +249,7 @@ pub(super) fn sync(
             member: *member,
             index,
         };
-        for pod in static_pods(world, preset, machine, &etcd_urls) {
-            let component = pod.component;
+        for &component in components(machine) {
             let name = format!("{component}-{node}");
             let Some(running) = source.running(world, machine, component) else {
                 // No manifest: the kubelet deletes the mirror pod of the pod it stopped.
@@ -236,6 +261,7 @@ pub(super) fn sync(
             match system_pods.iter().find(|(_, p)| p.metadata.name() == name) {
                 None => {
                     let owner = api.get_cached(&NODES, "", node);
+                    let pod = static_pod(world, preset, machine, &etcd_urls, component);
                     let manifest = Manifest {
                         name: &name,
                         component,
