@@ -131,14 +131,18 @@ impl Backend {
 
     /// Drops the records before `end` that `doomed` says to, returning them; the later ones
     /// stay shared with every copy.
-    pub fn remove_before(&mut self, end: Rev, mut doomed: impl FnMut(Rev) -> bool) -> Vec<Record> {
+    pub fn remove_before(
+        &mut self,
+        end: Rev,
+        mut doomed: impl FnMut(Rev) -> bool,
+    ) -> Vec<(Rev, Record)> {
         let split = self.0.binary_search_by_key(&end, |(r, _)| *r);
         let later = self.0.split_off(split.unwrap_or_else(|i| i));
         let mut removed = Vec::new();
         self.0.retain(|(r, rec)| {
             let gone = doomed(*r);
             if gone {
-                removed.push(rec.clone());
+                removed.push((*r, rec.clone()));
             }
             !gone
         });

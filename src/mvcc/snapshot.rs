@@ -169,6 +169,7 @@ fn rebuild<R>(
     for (key, lease) in key_lease {
         store.lessor.attach(lease, &key);
     }
+    store.size.check(store.backend.len()).map_err(bad)?;
     store.watchers = Watchers::default();
     Ok(store)
 }

@@ -6,7 +6,7 @@ use super::kv::{KeyValue, LeaseId, Rev};
 use super::lease::{LeaseTimeToLive, Lessor};
 use super::record::{Backend, Record};
 use super::request::*;
-use super::size::SizeModel;
+use super::size::{element_bytes, SizeModel};
 use super::watch::{key_in_range, WATCH_BATCH_MAX_REVS};
 use super::watch::{Event, EventType, WatchId, WatchRequest, WatchResponse, Watcher, Watchers};
 use super::MvccError;
@@ -117,9 +117,14 @@ impl Default for Store {
     }
 }
 
-/// Backend key bytes of a lease record and of its value (leasepb.Lease{ID, TTL}).
-const LEASE_RECORD_KEY_LEN: usize = 8;
-const LEASE_RECORD_VALUE_LEN: usize = 13;
+/// A lease record's bytes in its leaf: an 8-byte ID key and its `leasepb.Lease{ID, TTL}`.
+const LEASE_ELEMENT_BYTES: u64 = element_bytes(8, 13);
+
+/// A record's bytes in the key bucket's leaf: its revision key (17 bytes, 18 with a
+/// tombstone's mark) and the marshaled `KeyValue`.
+fn record_element_bytes(rec: &Record) -> u64 {
+    element_bytes(17 + usize::from(rec.tombstone()), rec.stored_value_len())
+}
 
 impl Store {
     /// A fresh store at revision 1, never compacted.
@@ -355,8 +360,7 @@ impl Store {
     }
 
     fn backend_insert(&mut self, rev: Rev, rec: Record) {
-        self.size
-            .add_record(17 + usize::from(rec.tombstone()), rec.stored_value_len());
+        self.size.add_record(rev, record_element_bytes(&rec));
         self.backend.insert(rev, rec);
     }
 
@@ -637,9 +641,8 @@ impl Store {
         let doomed = self
             .backend
             .remove_before(Rev::new(rev + 1, 0), |r| !available.contains(&r));
-        for rec in doomed {
-            self.size
-                .remove_record(17 + usize::from(rec.tombstone()), rec.stored_value_len());
+        for (r, rec) in doomed {
+            self.size.remove_record(r, record_element_bytes(&rec));
         }
         self.size.commit();
         Ok(CompactionResponse {
@@ -655,8 +658,7 @@ impl Store {
         now_ms: Millis,
     ) -> Result<LeaseGrantResponse, MvccError> {
         let ttl_s = self.lessor.grant(g.id, g.ttl_s, now_ms)?;
-        self.size
-            .add_record(LEASE_RECORD_KEY_LEN, LEASE_RECORD_VALUE_LEN);
+        self.size.add_other(LEASE_ELEMENT_BYTES);
         self.size.commit();
         Ok(LeaseGrantResponse {
             revision: self.current_rev,
@@ -675,9 +677,10 @@ impl Store {
             self.tx_delete_range(&mut tx, k, &[]);
         }
         self.lessor.leases.remove(&id);
-        self.size
-            .remove_record(LEASE_RECORD_KEY_LEN, LEASE_RECORD_VALUE_LEN);
-        self.size.commit();
+        self.size.remove_other(LEASE_ELEMENT_BYTES);
+        if tx.changes.is_empty() {
+            self.size.commit();
+        }
         self.end(tx);
         Ok(LeaseRevokeResponse {
             revision: self.current_rev,
@@ -784,7 +787,11 @@ impl Store {
 
     /// `etcdctl defrag` on this member (local, not replicated).
     pub fn defrag(&mut self) {
-        self.size.defrag();
+        let records = self
+            .backend
+            .iter()
+            .map(|(r, rec)| (r, record_element_bytes(rec)));
+        self.size.defrag(records);
     }
 
     // ---- apply -------------------------------------------------------------------------
