@@ -1,6 +1,6 @@
-//! Transcript tests of `raftlab run`: each `tests/testdata/{run,kube,articles}/*.script` is run through the
-//! real binary with the flags of its first line (`# raftlab run --members 3 --seed 7 --echo`),
-//! and its output must equal the `.out` file beside it. `REWRITE=1 cargo test --test
+//! Transcript tests of `raftlab run`: each `tests/testdata/{run,kube,articles}/*.script` is run
+//! through the real binary, which reads the flags of its first line (`# raftlab run --members 3
+//! --seed 7 --echo`), and its output must equal the `.out` file beside it. `REWRITE=1 cargo test --test
 //! run_transcripts` blesses new output (then read the diff before committing).
 
 use std::path::{Path, PathBuf};
@@ -8,26 +8,65 @@ use std::process::Command;
 
 fn run(script: &Path) -> (String, i32) {
     let text = std::fs::read_to_string(script).unwrap();
-    let header = text.lines().next().unwrap_or_default();
-    let flags: Vec<&str> = header
-        .strip_prefix("# raftlab run")
-        .unwrap_or_else(|| {
-            panic!(
-                "{}: first line must be `# raftlab run FLAGS`",
-                script.display()
-            )
-        })
-        .split_whitespace()
-        .collect();
-    let out = Command::new(env!("CARGO_BIN_EXE_raftlab"))
+    assert!(
+        text.starts_with("# raftlab run "),
+        "{}: first line must be `# raftlab run FLAGS`",
+        script.display()
+    );
+    raftlab(&[script.as_os_str()], "")
+}
+
+/// `raftlab run ARGS` with `stdin`: its stdout then stderr, and its exit code.
+fn raftlab(args: &[&std::ffi::OsStr], stdin: &str) -> (String, i32) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_raftlab"))
         .arg("run")
-        .args(&flags)
-        .arg(script)
-        .output()
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .expect("run raftlab");
+    if let Some(mut input) = child.stdin.take() {
+        input.write_all(stdin.as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
     let mut text = String::from_utf8(out.stdout).unwrap();
     text.push_str(&String::from_utf8(out.stderr).unwrap());
     (text, out.status.code().unwrap_or(-1))
+}
+
+/// A script's first line sets the run as the page's import reads it, the command line's flags
+/// override it, and a header `raftlab run` cannot read stops the run before it starts.
+#[test]
+fn the_header_sets_the_run_and_flags_override_it() {
+    let script = "# raftlab run --members 5 --seed 3\netcdctl member list\n";
+    let members = |args: &[&str]| {
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+        let (out, code) = raftlab(&args, script);
+        assert_eq!(code, 0, "{out}");
+        out.lines().count()
+    };
+    assert_eq!(members(&[]), 5);
+    assert_eq!(members(&["--members", "3"]), 3);
+    assert_eq!(members(&["-n", "1", "-"]), 1);
+    for (header, error) in [
+        (
+            "--members lots",
+            "line 1: --members must be between 1 and 11, not \"lots\"",
+        ),
+        ("--frobnicate", "line 1: invalid option '--frobnicate'"),
+        (
+            "--trace t.json",
+            "line 1: a header holds settings and --echo only",
+        ),
+    ] {
+        let (out, code) = raftlab(&[], &format!("# raftlab run {header}\nwait leader\n"));
+        assert_eq!(
+            (out.as_str(), code),
+            (format!("raftlab run: {error}\n").as_str(), 2)
+        );
+    }
 }
 
 /// The `.script` files of `tests/testdata/<dir>`, in order.

@@ -1,13 +1,13 @@
 //! The native command-line tool: `raftlab run [--members N] [--seed S] [--echo]
-//! [--trace out.json] [FILE|-]`, `raftlab lesson list|check` ([`lesson`]) and
-//! `raftlab fuzz` ([`fuzz`]).
+//! [--trace out.json] [FILE|-]` (a script's `# raftlab run …` first line sets what the flags
+//! do not), `raftlab lesson list|check` ([`lesson`]) and `raftlab fuzz` ([`fuzz`]).
 
 pub mod fuzz;
 pub mod lesson;
 pub mod memory;
 
 use crate::console::trace_file::trace_json;
-use crate::console::{run_script, Session};
+use crate::console::{run_script, script, Session};
 use crate::etcd::{ClusterConfig, Preset, Switch};
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -28,6 +28,7 @@ fn usage() -> String {
                    [--echo] [--trace OUT.json] [FILE|-]
 
 Runs a script against a fresh simulated cluster (members m1..mN, default 3; seed default 1).
+A first line `# raftlab run FLAGS` (as the page exports it) sets what the flags here do not.
 --world kubeadm is the articles' lab instead: a kubeadm cluster with Kubernetes up, its
 control-plane machine master (etcd member master, TLS), workers node01 and node02.
 One command per line (`leader` names the current leader wherever a MEMBER goes):
@@ -43,47 +44,67 @@ With --echo every command is shown as `$ line`, then its output, then `[exit N]`
     )
 }
 
+#[derive(Default)]
 struct RunArgs {
-    config: ClusterConfig,
+    /// The settings flags, as the words of a script header, for [`ClusterConfig::with_flags`].
+    settings: Vec<String>,
     echo: bool,
     trace: Option<PathBuf>,
     input: Option<PathBuf>,
 }
 
-/// Reads `raftlab run`'s argv: the settings flags, collected as the words of a script header
-/// and read by [`ClusterConfig::with_flags`], and the flags only the CLI has.
+/// Reads `raftlab run`'s flags: the settings, and the flags only the CLI has.
 fn parse_run(mut parser: lexopt::Parser) -> Result<RunArgs, lexopt::Error> {
     use lexopt::prelude::*;
-    let mut settings: Vec<String> = Vec::new();
-    let (mut echo, mut trace, mut input) = (false, None, None);
+    let mut args = RunArgs::default();
     while let Some(arg) = parser.next()? {
         match arg {
             Long("members") | Short('n') => {
-                settings.extend(["--members".into(), parser.value()?.string()?]);
+                let n = parser.value()?.string()?;
+                args.settings.extend(["--members".into(), n]);
             }
             Long(
                 name @ ("seed" | "teach" | "max-entries-per-msg" | "quota-backend-bytes" | "world"),
             ) => {
                 let flag = format!("--{name}");
-                settings.extend([flag, parser.value()?.string()?]);
+                args.settings.extend([flag, parser.value()?.string()?]);
             }
             Long(name) if Switch::by_off_flag(&format!("--{name}")).is_some() => {
-                settings.push(format!("--{name}"));
+                args.settings.push(format!("--{name}"));
             }
-            Long("echo") => echo = true,
-            Long("trace") => trace = Some(parser.value()?.into()),
-            Value(v) if input.is_none() => input = Some(v.into()),
+            Long("echo") => args.echo = true,
+            Long("trace") => args.trace = Some(parser.value()?.into()),
+            Value(v) if args.input.is_none() => args.input = Some(v.into()),
             _ => return Err(arg.unexpected()),
         }
     }
-    let words: Vec<&str> = settings.iter().map(String::as_str).collect();
+    let words: Vec<&str> = args.settings.iter().map(String::as_str).collect();
+    ClusterConfig::default().with_flags(&words)?;
+    Ok(args)
+}
+
+/// The run's settings: the script's `# raftlab run …` line (as the page's import reads it,
+/// and `--echo`), then the command line's flags over it. Returns the config and `--echo`.
+fn settings(args: &RunArgs, text: &str) -> Result<(ClusterConfig, bool), String> {
+    let header = match script::header_words(text) {
+        None => RunArgs::default(),
+        Some(words) => {
+            let header =
+                parse_run(lexopt::Parser::from_args(words)).map_err(|e| format!("line 1: {e}"))?;
+            if header.trace.is_some() || header.input.is_some() {
+                return Err("line 1: a header holds settings and --echo only".into());
+            }
+            header
+        }
+    };
+    let words: Vec<&str> = header
+        .settings
+        .iter()
+        .chain(&args.settings)
+        .map(String::as_str)
+        .collect();
     let config = ClusterConfig::default().with_flags(&words)?;
-    Ok(RunArgs {
-        config,
-        echo,
-        trace,
-        input,
-    })
+    Ok((config, header.echo || args.echo))
 }
 
 /// Runs the tool; returns the process exit code.
@@ -122,24 +143,25 @@ pub fn main() -> i32 {
             return 2;
         }
     };
-    let text = match read_input(args.input.as_deref()) {
-        Ok(text) => text,
+    let read = read_input(args.input.as_deref());
+    let (text, (config, echo)) = match read.and_then(|t| settings(&args, &t).map(|s| (t, s))) {
+        Ok(run) => run,
         Err(e) => {
             eprintln!("raftlab run: {e}");
             return 2;
         }
     };
-    let mut session = Session::new(args.config.clone());
+    let mut session = Session::new(config.clone());
     // As the page does: `expect violations == 0` means something in every run.
     session.watch_invariants();
     session.world.record_trace(args.trace.is_some());
-    let run = run_script(&mut session, &text, args.echo);
+    let run = run_script(&mut session, &text, echo);
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(run.stdout.as_bytes());
     let _ = stdout.flush();
     let _ = std::io::stderr().write_all(run.stderr.as_bytes());
     if let Some(path) = args.trace {
-        let written = trace_json(&args.config, &session.world)
+        let written = trace_json(&config, &session.world)
             .map_err(|e| e.to_string())
             .and_then(|json| std::fs::write(&path, json).map_err(|e| e.to_string()));
         if let Err(e) = written {

@@ -3,6 +3,16 @@
 use super::Session;
 use std::fmt::Write as _;
 
+/// How an exported script's first line starts: the rest are `raftlab run`'s flags.
+pub const HEADER: &str = "# raftlab run";
+
+/// The flags of a script's `# raftlab run …` first line, if it has one.
+pub fn header_words(text: &str) -> Option<Vec<&str>> {
+    let header = text.lines().next().unwrap_or_default().trim();
+    let rest = header.strip_prefix(HEADER)?;
+    Some(rest.split_whitespace().collect())
+}
+
 /// One command of a script, with the line it started on (1-based).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScriptLine {

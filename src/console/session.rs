@@ -189,7 +189,7 @@ impl Session {
     /// The run so far as a script: the commands, with `wait`s for the time between them.
     pub fn export_script(&self) -> String {
         let c = &self.config;
-        let mut out = format!("# raftlab run {}\n", c.flags());
+        let mut out = format!("{} {}\n", super::script::HEADER, c.flags());
         let mut time = self.start_ms;
         for entry in self.history.iter() {
             if entry.time_ms > time {

@@ -257,9 +257,7 @@ pub fn check_import(text: &str) -> Result<(), String> {
             at + 1
         ));
     }
-    let header = text.lines().next().unwrap_or_default().trim();
-    if let Some(rest) = header.strip_prefix("# raftlab run") {
-        let words: Vec<&str> = rest.split_whitespace().collect();
+    if let Some(words) = script::header_words(text) {
         ClusterConfig::default()
             .with_flags(&words)
             .map_err(|e| format!("line 1: {e}"))?;
@@ -270,11 +268,9 @@ pub fn check_import(text: &str) -> Result<(), String> {
 /// Reads the settings from an exported script's first line
 /// (`# raftlab run --members N --seed S --no-pre-vote --teach …`), if it has one.
 pub fn settings_from_script(text: &str, base: &ClusterConfig) -> ClusterConfig {
-    let header = text.lines().next().unwrap_or_default().trim();
-    let Some(rest) = header.strip_prefix("# raftlab run") else {
+    let Some(words) = script::header_words(text) else {
         return base.clone();
     };
-    let words: Vec<&str> = rest.split_whitespace().collect();
     // As `raftlab run` reads it: etcd's defaults, then every flag the header names (a header
     // it refuses leaves the settings as they were).
     ClusterConfig::new(base.members, base.seed)
