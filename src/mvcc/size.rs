@@ -671,10 +671,17 @@ mod tests {
                         live.push((Rev::new(main, 0), bytes));
                     }
                     80..=94 => {
-                        let keep = rng.range(0, live.len() as u64 + 1) as usize;
-                        for (rev, bytes) in live.drain(..live.len() - keep) {
-                            m.remove_record(rev, bytes);
+                        // A compaction: most records before a revision go, a key's latest stays.
+                        let before = rng.range(0, live.len() as u64 + 1) as usize;
+                        let mut kept = Vec::new();
+                        for (i, (rev, bytes)) in live.drain(..).enumerate() {
+                            if i < before && !rng.chance(0.2) {
+                                m.remove_record(rev, bytes);
+                            } else {
+                                kept.push((rev, bytes));
+                            }
                         }
+                        live = kept;
                     }
                     _ => m.defrag(live.iter().copied()),
                 }
