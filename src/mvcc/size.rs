@@ -118,6 +118,8 @@ struct Leaf {
     count: u64,
     bytes: u64,
     at: Run,
+    /// Only between a change and its commit, so never in a snapshot.
+    #[serde(skip)]
     dirty: bool,
 }
 
@@ -146,12 +148,20 @@ pub struct SizeModel {
     tail: Vec<(Rev, u64)>,
     branches: Vec<Run>,
     /// The first leaf that may be dirty (`usize::MAX` for none): a commit spills from there.
+    /// Like `removed`, only between a change and its commit, so never in a snapshot (and no
+    /// `usize` in one, whose width differs between the page and the CLI).
+    #[serde(skip, default = "no_leaf")]
     dirty_from: usize,
     /// A record left a leaf since the last commit, so the next one rebalances.
+    #[serde(skip)]
     removed: bool,
     /// The last leaf is one whose records a rebalance merged, so the tail does not know
     /// them: the next record starts a leaf of its own (bbolt would append to this one).
     sealed_last: bool,
+}
+
+fn no_leaf() -> usize {
+    usize::MAX
 }
 
 impl Default for SizeModel {
@@ -170,7 +180,7 @@ impl Default for SizeModel {
             leaves: imbl::Vector::new(),
             tail: Vec::new(),
             branches: Vec::new(),
-            dirty_from: usize::MAX,
+            dirty_from: no_leaf(),
             removed: false,
             sealed_last: false,
         }
