@@ -477,7 +477,9 @@ impl SizeModel {
                 .all(|t| (ELEMENT_HEADER_BYTES..=MAX_PAGES * PAGE_BYTES).contains(&t.1))
             && match self.leaves.back() {
                 Some(_) if self.sealed_last => self.tail.is_empty(),
-                Some(last) => self.tail.len() as u64 == last.count,
+                Some(last) => {
+                    self.tail.len() as u64 == last.count && self.tail_bytes() == last.bytes
+                }
                 None => PAGE_HEADER_BYTES + self.tail_bytes() <= INLINE_MAX_BYTES,
             };
         if ok {
@@ -748,6 +750,10 @@ mod tests {
             bad
         );
         assert_eq!(spoil(&["tail"], serde_json::json!([])).unwrap(), bad);
+        assert_eq!(
+            spoil(&["tail", "0", "1"], serde_json::json!(16)).unwrap(),
+            bad
+        );
         assert_eq!(
             spoil(&["root"], serde_json::json!([4, u64::MAX])).unwrap(),
             bad
