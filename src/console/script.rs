@@ -6,11 +6,22 @@ use std::fmt::Write as _;
 /// How an exported script's first line starts: the rest are `raftlab run`'s flags.
 pub const HEADER: &str = "# raftlab run";
 
+/// The header's one flag that is not a setting of the run: how `raftlab run` prints.
+pub const ECHO_FLAG: &str = "--echo";
+
 /// The flags of a script's `# raftlab run …` first line, if it has one.
 pub fn header_words(text: &str) -> Option<Vec<&str>> {
     let header = text.lines().next().unwrap_or_default().trim();
     let rest = header.strip_prefix(HEADER)?;
     Some(rest.split_whitespace().collect())
+}
+
+/// The header's settings of the run: its flags but [`ECHO_FLAG`], which a page that shows
+/// every command anyway reads past (so a script written for `raftlab run --echo` imports).
+pub fn header_settings(text: &str) -> Option<Vec<&str>> {
+    let mut words = header_words(text)?;
+    words.retain(|w| *w != ECHO_FLAG);
+    Some(words)
 }
 
 /// One command of a script, with the line it started on (1-based).

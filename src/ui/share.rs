@@ -257,7 +257,7 @@ pub fn check_import(text: &str) -> Result<(), String> {
             at + 1
         ));
     }
-    if let Some(words) = script::header_words(text) {
+    if let Some(words) = script::header_settings(text) {
         ClusterConfig::default()
             .with_flags(&words)
             .map_err(|e| format!("line 1: {e}"))?;
@@ -268,7 +268,7 @@ pub fn check_import(text: &str) -> Result<(), String> {
 /// Reads the settings from an exported script's first line
 /// (`# raftlab run --members N --seed S --no-pre-vote --teach …`), if it has one.
 pub fn settings_from_script(text: &str, base: &ClusterConfig) -> ClusterConfig {
-    let Some(words) = script::header_words(text) else {
+    let Some(words) = script::header_settings(text) else {
         return base.clone();
     };
     // As `raftlab run` reads it: etcd's defaults, then every flag the header names (a header
@@ -517,6 +517,10 @@ mod tests {
             settings_from_script("# raftlab run --members lots\n", &base),
             base
         );
+        let echoed = "# raftlab run --members 1 --echo --quota-backend-bytes 1048576\nstatus\n";
+        assert_eq!(check_import(echoed), Ok(()));
+        let read = settings_from_script(echoed, &base);
+        assert_eq!((read.members, read.quota_backend_bytes), (1, 1_048_576));
     }
 
     #[test]
