@@ -65,9 +65,13 @@ pub fn enabled() -> bool {
     std::env::var("RAFTLAB_BROWSER").is_ok_and(|v| v == "1")
 }
 
-/// The built app Trunk writes: `<crate>/dist`.
+/// The built app Trunk writes: `<crate>/dist`, or `RAFTLAB_DIST` (another build of the page,
+/// to measure two builds side by side in one run).
 pub fn dist_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("dist")
+    std::env::var_os("RAFTLAB_DIST").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("dist"),
+        PathBuf::from,
+    )
 }
 
 /// Where screenshots and logs go: `<crate>/tests/artifacts` (gitignored), created on demand.
