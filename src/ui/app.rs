@@ -10,10 +10,10 @@ use super::frames;
 use super::header;
 use super::i18n::{t, Lang, Text};
 use super::lab::{self, Lab, Msg};
-use super::page::{self, Dispatch, Page};
+use super::page::{self, Dispatch, Page, Panel, Render};
 use super::status;
 use super::tabs;
-use super::view::{Action, Notice, View};
+use super::view::{Action, Notice, Tab, View};
 use super::{cluster, legend, lessons_panel, members, onboarding, panels};
 use super::{share, share_saved};
 use wasm_bindgen::closure::Closure;
@@ -38,8 +38,8 @@ fn App() -> Html {
     use_save_on_leave(&page);
     use_link_changes(page.dispatcher(), page.view.lang);
     html! {
-        <ContextProvider<Page> context={page}>
-            <Stage />
+        <ContextProvider<Page> context={page.clone()}>
+            <Stage frame={page.lab.borrow().revision()} />
         </ContextProvider<Page>>
     }
 }
@@ -191,8 +191,15 @@ fn use_link_changes(d: Dispatch, lang: Lang) {
 /// The layout: header, notices; the cluster, the quorum line and the latest events on the
 /// left, the side panels on the right; the console as a drawer along the bottom; the start
 /// card, the legend and the restart question over them.
+#[derive(Properties, PartialEq)]
+struct StageProps {
+    /// The run's revision: the stage renders each frame (the ring and the clock move), and
+    /// its panels only when what they show changed (`page::Panel`).
+    frame: u64,
+}
+
 #[component]
-fn Stage() -> Html {
+fn Stage(_: &StageProps) -> Html {
     let page = use_context::<Page>();
     let console_node = use_node_ref();
     let transcript_end = page.as_ref().map(|p| {
@@ -222,9 +229,9 @@ fn Stage() -> Html {
             <main class="stage">
                 <div class="left">
                     { cluster_panel(&lab, view, &d) }
-                    { status::events(lab.world(), &lab.violations(), view.lang) }
+                    <Panel extra={0} render={events as Render} />
                 </div>
-                { side(&lab, view, &d) }
+                <Panel extra={side_clock(&lab, view)} render={side as Render} />
             </main>
             { console_panel(&lab, view, console_node, &d) }
             if view.legend {
@@ -302,6 +309,21 @@ fn cluster_panel(lab: &Lab, view: &View, d: &Dispatch) -> Html {
             { status::quorum_meter(world, lang) }
             { a11y::live_summary(world, lang) }
         </section>
+    }
+}
+
+fn events(lab: &Lab, view: &View, _: &Dispatch) -> Html {
+    status::events(lab.world(), &lab.violations(), view.lang)
+}
+
+/// What of the clock the side panels show: the space-time diagram scrolls with it; the
+/// control plane's events give their age in seconds, and a member's refusals fade after
+/// seconds (`members::REFUSAL_SHOWN_MS`), even in a world where nothing happens.
+fn side_clock(lab: &Lab, view: &View) -> u64 {
+    let now = lab.world().now();
+    match view.tab {
+        Tab::SpaceTime => now,
+        _ => now / 1000,
     }
 }
 

@@ -239,10 +239,22 @@ pub struct Lab {
     carry_ms: f64,
     /// Messages applied so far: a view of the run compares it to tell that the run changed.
     revision: u64,
+    /// The messages that changed what the panels show: every one but the frames in which
+    /// only the clock moved (the ring and the clock follow `revision`).
+    shown: u64,
+    shown_at: Marker,
     /// The lessons: the step open on this run, and the steps done.
     lessons: Course,
     /// The console's lines still running (their time passes in slices, one per frame).
     long: LongRun,
+}
+
+/// Where the run is, as far as a panel can tell: what changes it is an event of the world or
+/// a tick of the control plane.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Marker {
+    steps: u64,
+    kube_tick: Option<Millis>,
 }
 
 /// Virtual time the line typed gets at once: a `wait 2s` ends in the frame it was typed in,
@@ -288,6 +300,8 @@ impl Lab {
             playback: None,
             carry_ms: 0.0,
             revision: 0,
+            shown: 0,
+            shown_at: Marker::default(),
             lessons: Course::default(),
             long: LongRun::default(),
         };
@@ -308,6 +322,8 @@ impl Lab {
             playback: None,
             carry_ms: 0.0,
             revision: 0,
+            shown: 0,
+            shown_at: Marker::default(),
             lessons: Course::default(),
             long: LongRun::default(),
         };
@@ -336,6 +352,18 @@ impl Lab {
 
     pub fn revision(&self) -> u64 {
         self.revision
+    }
+
+    /// Like `revision`, but unmoved by a frame in which no event happened.
+    pub fn shown_revision(&self) -> u64 {
+        self.shown
+    }
+
+    fn marker(&self) -> Marker {
+        Marker {
+            steps: self.world().steps(),
+            kube_tick: self.session.kube.as_ref().map(|k| k.next_tick_ms()),
+        }
     }
 
     pub fn settings(&self) -> &Settings {
@@ -436,6 +464,18 @@ impl Lab {
     /// Does what `msg` asks of the run; the returned action tells the view what happened.
     pub fn apply(&mut self, msg: Msg) -> Action {
         self.revision += 1;
+        let frame = matches!(msg, Msg::Frame { .. });
+        let (action, lesson_done) = self.apply_observed(msg);
+        let at = self.marker();
+        if !frame || lesson_done || at != self.shown_at {
+            self.shown += 1;
+            self.shown_at = at;
+        }
+        action
+    }
+
+    /// `apply`, and whether the lesson's step got done by it.
+    fn apply_observed(&mut self, msg: Msg) -> (Action, bool) {
         if !matches!(
             msg,
             Msg::Frame { .. } | Msg::View(_) | Msg::Play | Msg::TogglePlay
@@ -444,14 +484,13 @@ impl Lab {
             self.playback = None;
         }
         if self.lessons.waits_for_answer() && waits_with_the_world(&msg) {
-            return Action::Pause;
+            return (Action::Pause, false);
         }
         if !self.long.is_idle() && waits_for_the_long_run(&msg) {
-            return Action::Refresh;
+            return (Action::Refresh, false);
         }
         let action = self.apply_now(msg);
-        self.lessons.observe(&self.session);
-        action
+        (action, self.lessons.observe(&self.session))
     }
 
     fn apply_now(&mut self, msg: Msg) -> Action {
@@ -504,6 +543,7 @@ impl Lab {
                 kept.extend(lab.transcript.iter().cloned());
                 *self = Lab {
                     revision: self.revision,
+                    shown: self.shown,
                     lessons: std::mem::take(&mut self.lessons),
                     transcript: kept,
                     ..lab
@@ -516,6 +556,7 @@ impl Lab {
             Msg::StartFresh => {
                 *self = Lab {
                     revision: self.revision,
+                    shown: self.shown,
                     ..Lab::new(Settings::default())
                 };
                 return Action::StartedFresh;
@@ -1093,6 +1134,38 @@ mod tests {
             notice.error && notice.text.starts_with("Error: "),
             "{notice:?}"
         );
+    }
+
+    /// The panels render again by `shown_revision`: a frame in which only the clock moved
+    /// leaves it, an event of the world or a command moves it.
+    #[test]
+    fn only_a_frame_with_an_event_changes_what_the_panels_show() {
+        let mut lab = lab();
+        lab.apply(Msg::Command("wait leader".into()));
+        let frame = |lab: &mut Lab, ms: Millis| {
+            lab.apply(Msg::Frame {
+                real_ms: ms as f64,
+                pace: Pace::steady(1.0),
+            })
+        };
+        let gap = |lab: &Lab| lab.world().next_event_time().map(|t| t - lab.world().now());
+        while gap(&lab).is_none_or(|g| g < 3) {
+            frame(&mut lab, 1);
+        }
+        let (shown, revision) = (lab.shown_revision(), lab.revision());
+        frame(&mut lab, 1);
+        assert_eq!(lab.shown_revision(), shown, "the clock alone moved");
+        assert_eq!(
+            lab.revision(),
+            revision + 1,
+            "the ring and the clock follow it"
+        );
+        let to_next = gap(&lab).unwrap_or(1);
+        frame(&mut lab, to_next);
+        assert!(lab.shown_revision() > shown, "an event happened");
+        let shown = lab.shown_revision();
+        lab.apply(Msg::Command("status".into()));
+        assert!(lab.shown_revision() > shown, "a command was run");
     }
 
     #[test]

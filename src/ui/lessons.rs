@@ -260,15 +260,16 @@ impl Course {
             .unwrap_or_default()
     }
 
-    /// Marks the open step done once its goal holds in `session`.
-    pub fn observe(&mut self, session: &Session) {
+    /// Marks the open step done once its goal holds in `session`; true when that is news.
+    pub fn observe(&mut self, session: &Session) -> bool {
         let Some(open) = &self.open else {
-            return;
+            return false;
         };
-        if open.goal_state(session).met {
-            let (id, number) = (open.lesson().id.clone(), open.number());
-            self.done.entry(id).or_default().insert(number);
+        if !open.goal_state(session).met {
+            return false;
         }
+        let (id, number) = (open.lesson().id.clone(), open.number());
+        self.done.entry(id).or_default().insert(number)
     }
 }
 

@@ -78,8 +78,9 @@ fn has_history(lab: &Lab) -> bool {
 #[derive(Clone)]
 pub struct Page {
     pub lab: Rc<RefCell<Lab>>,
-    /// The run's revision when this render began: the run changes in place, so the context
-    /// tells its readers to render again by this number.
+    /// The run's shown revision when this render began: the run changes in place, so the
+    /// context tells its readers to render again by this number, which a frame that only moved
+    /// the clock leaves alone (`Stage` renders every frame, for the ring and the clock).
     lab_revision: u64,
     pub view: UseReducerHandle<View>,
 }
@@ -111,7 +112,7 @@ pub fn use_page() -> Page {
         (Rc::new(RefCell::new(lab)), view)
     });
     let view = use_reducer(|| opened.1.clone());
-    let lab_revision = opened.0.borrow().revision();
+    let lab_revision = opened.0.borrow().shown_revision();
     Page {
         lab: opened.0.clone(),
         lab_revision,
@@ -249,4 +250,33 @@ fn set_root_attributes(lang: Lang, presenter: bool) {
         dom::set_title(t(lang, Text::PageTitle));
         let _ = root.set_attribute("class", if presenter { "presenter" } else { "" });
     }
+}
+
+/// How a panel draws itself from the run and the view.
+pub type Render = fn(&Lab, &View, &Dispatch) -> Html;
+
+#[derive(Properties)]
+pub struct PanelProps {
+    /// What the panel shows beside the run and the view (the clock, for a panel that shows
+    /// it), or 0.
+    pub extra: u64,
+    pub render: Render,
+}
+
+impl PartialEq for PanelProps {
+    // A place in the layout renders one panel, so its `render` never changes.
+    fn eq(&self, other: &PanelProps) -> bool {
+        self.extra == other.extra
+    }
+}
+
+/// A part of the page that renders again only when the context does (a command, an event of
+/// the world, the view) or its `extra` changes: most frames only move the clock.
+#[component]
+pub fn Panel(props: &PanelProps) -> Html {
+    let Some(page) = use_context::<Page>() else {
+        return html! {};
+    };
+    let lab = page.lab.borrow();
+    (props.render)(&lab, &page.view, &page.dispatcher())
 }
