@@ -320,8 +320,9 @@ pub fn Ring(props: &RingProps) -> Html {
             (None, None) => {}
         }
     });
-    let scale = dom::use_client_size(&svg).and_then(|(w, h)| {
-        let side = w.min(h);
+    // Measured at the last render: the ring's size changes with the layout, not the frame.
+    let scale = svg.cast::<web_sys::Element>().and_then(|el| {
+        let side = f64::from(el.client_width().min(el.client_height()));
         (side > 0.0).then(|| side / SIZE)
     });
     let font = label_font(scale, props.presenter);

@@ -88,38 +88,6 @@ pub fn listen(events: &'static [&'static str], handler: impl Fn() + 'static) -> 
     }
 }
 
-/// The element's client size, kept current by a `ResizeObserver`: reading it while rendering
-/// would force a layout in every frame, before the frame's own.
-#[yew::hook]
-pub fn use_client_size(node: &yew::NodeRef) -> Option<(f64, f64)> {
-    let size = yew::use_state_eq(|| None::<(f64, f64)>);
-    {
-        let (node, size) = (node.clone(), size.clone());
-        yew::use_effect_with((), move |_| {
-            let observer = node.cast::<web_sys::Element>().and_then(|el| {
-                let seen = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
-                    if let Ok(entry) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() {
-                        let el = entry.target();
-                        size.set(Some((
-                            f64::from(el.client_width()),
-                            f64::from(el.client_height()),
-                        )));
-                    }
-                });
-                let observer = web_sys::ResizeObserver::new(seen.as_ref().unchecked_ref()).ok()?;
-                observer.observe(&el);
-                Some((observer, seen))
-            });
-            move || {
-                if let Some((observer, _seen)) = observer {
-                    observer.disconnect();
-                }
-            }
-        });
-    }
-    *size
-}
-
 /// `location.hash` (with its `#`), or empty.
 pub fn hash() -> String {
     web_sys::window()
