@@ -216,6 +216,7 @@ async fn metrics(page: &Page) -> Result<Metrics> {
         task_s: get("TaskDuration")?,
         thread_s: get("ThreadTime")?,
         script_s: get("ScriptDuration")?,
+        layout_s: get("LayoutDuration")? + get("RecalcStyleDuration")?,
         at_s: get("Timestamp")?,
         heap: get("JSHeapUsedSize")?,
     })
@@ -229,6 +230,8 @@ struct Metrics {
     /// The main thread's CPU time: what a loaded machine does not inflate.
     thread_s: f64,
     script_s: f64,
+    /// Style and layout: with script, what a frame's work is made of (paint is the rest).
+    layout_s: f64,
     at_s: f64,
     heap: f64,
 }
@@ -243,6 +246,7 @@ impl Metrics {
             task: per_s(self.task_s, before.task_s),
             cpu: per_s(self.thread_s, before.thread_s),
             script: per_s(self.script_s, before.script_s),
+            layout: per_s(self.layout_s, before.layout_s),
         }
     }
 }
@@ -251,14 +255,16 @@ struct Busy {
     task: f64,
     cpu: f64,
     script: f64,
+    layout: f64,
 }
 
 impl std::fmt::Display for Busy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "main thread busy {:.1} ms/s (CPU {:.1} ms/s, script {:.1} ms/s)",
-            self.task, self.cpu, self.script
+            "main thread busy {:.1} ms/s (CPU {:.1} ms/s, script {:.1} ms/s, style and layout \
+             {:.1} ms/s)",
+            self.task, self.cpu, self.script, self.layout
         )
     }
 }
@@ -348,21 +354,28 @@ async fn set_members(page: &Page, members: usize) -> Result {
 /// The steady phases: 5 members at the default speed, 11 at 10× (with frame work), paused.
 async fn steady_phases(page: &Page) -> Result {
     set_members(page, 5).await?;
-    phase(page, "5 members, default speed").await?;
+    playing_phase(page, "5 members, default speed").await?;
     set_members(page, 11).await?;
     page.set_speed(10.0).await?;
-    let before = metrics(page).await?;
-    let f = page.frame_times(phase_seconds()).await?;
-    let busy = metrics(page).await?.busy_since(&before);
-    println!(
-        "bench-row page 11 members at 10x: {busy}; frame work p50 {:.1} ms, p95 {:.1} ms; \
-         frame interval p95 {:.1} ms ({} frames)",
-        f.busy_p50, f.busy_p95, f.interval_p95, f.frames
-    );
+    playing_phase(page, "11 members at 10x").await?;
     page.pause().await?;
     phase(page, "paused (11 members)").await?;
     page.click(PLAY).await?;
     page.wait_exists(PAUSE).await?;
+    Ok(())
+}
+
+/// A phase of the page playing: its main thread per second, and its frames (which the busy
+/// figures are over: a page that keeps up with more frames does more work a second).
+async fn playing_phase(page: &Page, name: &str) -> Result {
+    let before = metrics(page).await?;
+    let f = page.frame_times(phase_seconds()).await?;
+    let busy = metrics(page).await?.busy_since(&before);
+    println!(
+        "bench-row page {name}: {busy}; frame work p50 {:.1} ms, p95 {:.1} ms; \
+         frame interval p95 {:.1} ms ({} frames)",
+        f.busy_p50, f.busy_p95, f.interval_p95, f.frames
+    );
     Ok(())
 }
 
