@@ -204,11 +204,7 @@ fn Stage(_: &StageProps) -> Html {
     let console_node = use_node_ref();
     let transcript_end = page.as_ref().map(|p| {
         let lab = p.lab.borrow();
-        (
-            lab.transcript().len(),
-            lab.transcript().last().cloned(),
-            (p.view.drawer, p.view.presenter),
-        )
+        (lab.transcript_edits(), (p.view.drawer, p.view.presenter))
     });
     {
         let node = console_node.clone();
@@ -378,7 +374,7 @@ fn console_panel(lab: &Lab, view: &View, node: NodeRef, d: &Dispatch) -> Html {
                     { t(lang, Text::Clear) }</button>
             </div>
             { console::replay_bar(lab, lang, d) }
-            { console::output(lab.transcript(), lang, node) }
+            <console::Output lab={d.lab()} edits={lab.transcript_edits()} {lang} {node} />
             { console::progress(lab, lang) }
             <console::ConsoleInput lang={lang} members={member_names} on_command={send_line(d)} />
             { console::endpoint(lab, lang) }

@@ -8,7 +8,7 @@ use super::lab::{ConsoleEntry, Continuation, EntryKind, Lab, Msg};
 use super::page::{Dispatch, Page};
 use crate::base::{format_duration, Millis};
 use crate::console::complete::complete;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
@@ -258,7 +258,34 @@ pub fn replay_bar(lab: &Lab, lang: Lang, d: &Dispatch) -> Html {
 
 /// The transcript: each command as `$ line` (its heredoc after it), then what it printed,
 /// then the page's hint, if any.
-pub fn output(entries: &[ConsoleEntry], lang: Lang, node: NodeRef) -> Html {
+#[derive(Properties)]
+pub struct OutputProps {
+    pub lab: Rc<RefCell<Lab>>,
+    /// `Lab::transcript_edits` when the stage rendered.
+    pub edits: u64,
+    pub lang: Lang,
+    pub node: NodeRef,
+}
+
+impl PartialEq for OutputProps {
+    // The run changes in place: its transcript's edits tell when the output changed.
+    fn eq(&self, other: &OutputProps) -> bool {
+        Rc::ptr_eq(&self.lab, &other.lab)
+            && (self.edits, self.lang, &self.node) == (other.edits, other.lang, &other.node)
+    }
+}
+
+/// The transcript, rendered again only when it changed (not in every frame of the clock).
+#[component]
+pub fn Output(props: &OutputProps) -> Html {
+    output(
+        props.lab.borrow().transcript(),
+        props.lang,
+        props.node.clone(),
+    )
+}
+
+fn output(entries: &[ConsoleEntry], lang: Lang, node: NodeRef) -> Html {
     html! {
         <pre class="console-output" data-console-output="" ref={node} aria-live="polite">
             { for entries.iter().map(|e| entry(e, lang)) }

@@ -28,6 +28,30 @@ const TRANSCRIPT_KEEP: usize = 200;
 /// What "follow a change" runs when kubectl has not written anything yet.
 const FOLLOW_FIRST_COMMAND: &str = "kubectl create deployment web --image=nginx:1.25 --replicas=3";
 
+/// The console's entries, and how often they were changed: a frame renders the console only
+/// when they were (a class's transcript holds hundreds of outputs, each a copy to diff).
+#[derive(Clone, Debug, Default)]
+struct Transcript {
+    entries: Vec<ConsoleEntry>,
+    edits: u64,
+}
+
+impl std::ops::Deref for Transcript {
+    type Target = Vec<ConsoleEntry>;
+
+    fn deref(&self) -> &Vec<ConsoleEntry> {
+        &self.entries
+    }
+}
+
+impl std::ops::DerefMut for Transcript {
+    // Every way of changing the entries passes here, so none can be missed.
+    fn deref_mut(&mut self) -> &mut Vec<ConsoleEntry> {
+        self.edits += 1;
+        &mut self.entries
+    }
+}
+
 /// One command and what it printed, as the console shows it (and as the browser keeps it
 /// across a reload: `share_saved`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -231,7 +255,7 @@ pub struct Lab {
     /// forward into it while paused. Playing, stepping or a command drops it (a new branch).
     ahead: Option<Session>,
     recorder: Recorder,
-    transcript: Vec<ConsoleEntry>,
+    transcript: Transcript,
     /// The run a link or an import loaded, to play again from its start.
     loaded: Option<Shared>,
     playback: Option<Playback>,
@@ -295,7 +319,7 @@ impl Lab {
             settings,
             ahead: None,
             recorder: Recorder::default(),
-            transcript: Vec::new(),
+            transcript: Transcript::default(),
             loaded: None,
             playback: None,
             carry_ms: 0.0,
@@ -317,7 +341,7 @@ impl Lab {
             settings: shared.settings.clone(),
             ahead: None,
             recorder: Recorder::default(),
-            transcript: Vec::new(),
+            transcript: Transcript::default(),
             loaded: None,
             playback: None,
             carry_ms: 0.0,
@@ -386,6 +410,11 @@ impl Lab {
         &self.transcript
     }
 
+    /// Changes to the transcript so far: the console renders again by this number.
+    pub fn transcript_edits(&self) -> u64 {
+        self.transcript.edits
+    }
+
     pub fn lessons(&self) -> &Course {
         &self.lessons
     }
@@ -405,7 +434,7 @@ impl Lab {
     /// rather than a link's to play again.
     pub fn restored(mut self, console: Option<Vec<ConsoleEntry>>) -> Lab {
         if let Some(console) = console {
-            self.transcript = console;
+            *self.transcript = console;
             self.trim();
         }
         self.loaded = None;
@@ -554,10 +583,13 @@ impl Lab {
             Msg::PlayFromStart => return self.play_from_start(),
             Msg::ClearConsole => self.transcript.clear(),
             Msg::StartFresh => {
+                let mut fresh = Lab::new(Settings::default());
+                // Counted on from here, so the console never takes the fresh one for the old.
+                fresh.transcript.edits += self.transcript.edits + 1;
                 *self = Lab {
                     revision: self.revision,
                     shown: self.shown,
-                    ..Lab::new(Settings::default())
+                    ..fresh
                 };
                 return Action::StartedFresh;
             }
@@ -1134,6 +1166,35 @@ mod tests {
             notice.error && notice.text.starts_with("Error: "),
             "{notice:?}"
         );
+    }
+
+    /// The console renders again by `transcript_edits`: every change to the transcript moves
+    /// it (a command, a clear, a fresh start), and a frame does not.
+    #[test]
+    fn every_change_to_the_transcript_is_counted() {
+        let mut lab = lab();
+        let mut seen = vec![lab.transcript_edits()];
+        let mut moved = |lab: &Lab, why: &str| {
+            assert!(
+                !seen.contains(&lab.transcript_edits()),
+                "{why}: not counted"
+            );
+            seen.push(lab.transcript_edits());
+        };
+        lab.apply(Msg::Command("etcdctl put k v".into()));
+        moved(&lab, "a command");
+        let edits = lab.transcript_edits();
+        lab.apply(Msg::Frame {
+            real_ms: 50.0,
+            pace: Pace::steady(1.0),
+        });
+        assert_eq!(lab.transcript_edits(), edits, "a frame");
+        lab.apply(Msg::ClearConsole);
+        moved(&lab, "a clear");
+        lab.apply(Msg::Command("status".into()));
+        moved(&lab, "another command");
+        lab.apply(Msg::StartFresh);
+        moved(&lab, "a fresh start");
     }
 
     /// The panels render again by `shown_revision`: a frame in which only the clock moved

@@ -58,6 +58,11 @@ impl Dispatch {
         self.view.dispatch(action);
     }
 
+    /// The run this dispatcher sends to.
+    pub fn lab(&self) -> Rc<RefCell<Lab>> {
+        self.lab.clone()
+    }
+
     /// A click that runs `line` in the console.
     pub fn command(&self, line: String) -> Callback<MouseEvent> {
         let d = self.clone();
