@@ -188,9 +188,6 @@ fn use_link_changes(d: Dispatch, lang: Lang) {
     });
 }
 
-/// The layout: header, notices; the cluster, the quorum line and the latest events on the
-/// left, the side panels on the right; the console as a drawer along the bottom; the start
-/// card, the legend and the restart question over them.
 #[derive(Properties, PartialEq)]
 struct StageProps {
     /// The run's revision: the stage renders each frame (the ring and the clock move), and
@@ -198,6 +195,9 @@ struct StageProps {
     frame: u64,
 }
 
+/// The layout: header, notices; the cluster, the quorum line and the latest events on the
+/// left, the side panels on the right; the console as a drawer along the bottom; the start
+/// card, the legend and the restart question over them.
 #[component]
 fn Stage(_: &StageProps) -> Html {
     let page = use_context::<Page>();

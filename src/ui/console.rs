@@ -256,8 +256,6 @@ pub fn replay_bar(lab: &Lab, lang: Lang, d: &Dispatch) -> Html {
     }
 }
 
-/// The transcript: each command as `$ line` (its heredoc after it), then what it printed,
-/// then the page's hint, if any.
 #[derive(Properties)]
 pub struct OutputProps {
     pub lab: Rc<RefCell<Lab>>,
@@ -285,6 +283,8 @@ pub fn Output(props: &OutputProps) -> Html {
     )
 }
 
+/// The transcript: each command as `$ line` (its heredoc after it), then what it printed,
+/// then the page's hint, if any.
 fn output(entries: &[ConsoleEntry], lang: Lang, node: NodeRef) -> Html {
     html! {
         <pre class="console-output" data-console-output="" ref={node} aria-live="polite">
