@@ -751,3 +751,19 @@ fn a_command_timeout_longer_than_the_longest_wait_is_refused_not_run() {
     );
     assert_eq!(s.world.now(), before, "nothing ran");
 }
+
+#[test]
+fn one_word_with_a_space_in_it_is_an_unknown_command() {
+    // Found by `raftlab fuzz --target etcdctl --seed 1` (input 121533): `endpoint\ health`
+    // matched `endpoint health` by its text and then panicked on its missing second word.
+    let mut s = session();
+    s.execute("wait leader", None);
+    let out = s.execute("etcdctl endpoint\\ health", None);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        "Error: unknown command \"endpoint health\" for \"etcdctl\"\n\
+         Run 'etcdctl --help' for usage.\n\
+         Error: unknown command \"endpoint health\" for \"etcdctl\"\n"
+    );
+}

@@ -853,15 +853,12 @@ fn dispatch(ctx: &mut Ctx, args: &[String]) -> CmdResult {
         ctx.print(&args::root_usage(ROOT_HEAD));
         return Ok(());
     }
-    let joined = path.join(" ");
-    let Some(cmd) = COMMANDS.iter().find(|c| c.spec.path == joined) else {
+    // Word by word: one word with a space in it (`'endpoint health'`) names no command.
+    let words = || path.iter().map(String::as_str);
+    let Some(cmd) = COMMANDS.iter().find(|c| c.spec.path.split(' ').eq(words())) else {
         return not_simulated(ctx, &path, &rest);
     };
-    // Words after the path that belong to the command (e.g. `lease grant 600`).
-    let extra: Vec<String> = path[path_len(&cmd.spec)..].to_vec();
-    let mut all = extra;
-    all.extend(rest);
-    let mut parsed = match args::parse(&cmd.spec, &all) {
+    let mut parsed = match args::parse(&cmd.spec, &rest) {
         Ok(p) => p,
         Err(e) => return flag_error(ctx, &cmd.spec, e),
     };
@@ -882,10 +879,6 @@ fn dispatch(ctx: &mut Ctx, args: &[String]) -> CmdResult {
 /// The commands that make no client, so never read the `ETCDCTL_*` flags (3.4's
 /// `clientConfigFromCmd` is where they are read).
 const OFFLINE: &[&str] = &["version", "snapshot status", "snapshot restore"];
-
-fn path_len(spec: &Spec) -> usize {
-    spec.path.split(' ').count()
-}
 
 /// A path no simulated command has: cobra's unknown command, a group's help (an unknown
 /// subcommand runs the group), `help`, or a real command Raft Lab does not simulate.
