@@ -134,13 +134,14 @@ fn go_duration_ns(s: &str) -> Option<f64> {
 }
 
 pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+pub const FNV_PRIME: u64 = 0x0100_0000_01b3;
 
 /// FNV-1a, continuing from `hash`: the trace hash and data digests (any layer may need a
 /// stable, seed-free fingerprint: container ids, the checkers' entry digests).
 pub fn fnv(mut hash: u64, bytes: &[u8]) -> u64 {
     for b in bytes {
         hash ^= u64::from(*b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
+        hash = hash.wrapping_mul(FNV_PRIME);
     }
     hash
 }
@@ -149,9 +150,35 @@ pub fn digest(bytes: &[u8]) -> u64 {
     fnv(FNV_OFFSET, bytes)
 }
 
+/// Writes `text` into `out` padded with spaces to `width` characters: before it if
+/// `right_aligned`, else after it. `format!`'s `{:>w$}` panics past a width of 65,535, and a
+/// pasted value can be wider than that.
+pub fn pad(out: &mut String, text: &str, width: usize, right_aligned: bool) {
+    let gap = " ".repeat(width.saturating_sub(text.chars().count()));
+    if right_aligned {
+        out.push_str(&gap);
+    }
+    out.push_str(text);
+    if !right_aligned {
+        out.push_str(&gap);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pad_fills_to_the_width_in_characters_however_wide() {
+        let mut out = String::new();
+        pad(&mut out, "ü", 3, true);
+        pad(&mut out, "x", 2, false);
+        assert_eq!(out, "  üx ");
+        let wide = "a".repeat(70_000);
+        let mut out = String::new();
+        pad(&mut out, &wide, 70_001, true);
+        assert_eq!(out.len(), 70_001);
+    }
 
     #[test]
     fn member_names_round_trip() {

@@ -767,3 +767,23 @@ fn one_word_with_a_space_in_it_is_an_unknown_command() {
          Error: unknown command \"endpoint health\" for \"etcdctl\"\n"
     );
 }
+
+#[test]
+fn a_table_cell_wider_than_a_format_width_is_printed_whole() {
+    // Found by `raftlab fuzz --target etcdctl --seed 1` (input 524701): an endpoint of 65,600
+    // bytes was wider than `format!` pads (65,535) and panicked in the table.
+    let mut s = session();
+    s.execute("wait leader", None);
+    let wide = "x".repeat(70_000);
+    let out = s.execute(
+        &format!("etcdctl -w table --endpoints={wide} endpoint health"),
+        None,
+    );
+    assert_eq!(out.code, 1, "the endpoint is not a member");
+    let row = out
+        .stdout
+        .lines()
+        .find(|l| l.contains(&wide))
+        .expect("its row");
+    assert!(row.starts_with(&format!("| {wide} |")), "{}", &row[..80]);
+}

@@ -473,7 +473,9 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     for row in rows {
         out.push('|');
         for (cell, w) in row.iter().zip(&widths) {
-            let _ = write!(out, " {cell:>w$} |");
+            out.push(' ');
+            crate::base::pad(&mut out, cell, *w, true);
+            out.push_str(" |");
         }
         out.push('\n');
     }

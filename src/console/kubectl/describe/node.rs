@@ -132,7 +132,10 @@ fn addresses(o: &Value, out: &mut String) {
         .unwrap_or(0);
     for a in addresses {
         let key = format!("{}:", meta::str_at(a, &["type"]));
-        let _ = writeln!(out, "  {key:<width$}{}", meta::str_at(a, &["address"]));
+        out.push_str("  ");
+        crate::base::pad(out, &key, width, false);
+        out.push_str(meta::str_at(a, &["address"]));
+        out.push('\n');
     }
 }
 
