@@ -335,7 +335,7 @@ fn figure_8(switch_on: bool) -> World {
     let own = format!("[{}@", i + 1);
     w.run_losing(500, |c, m| {
         let has_x = c.node(m.to).is_some_and(|n| n.log().term(i) == Some(a));
-        m.from == M1 && m.describe.contains(&own) && has_x
+        m.from == M1 && m.describe.to_string().contains(&own) && has_x
     });
     assert_eq!(
         w.c.node(M1).map(|n| n.log().committed >= i),

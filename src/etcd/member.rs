@@ -34,6 +34,9 @@ impl Envelope for Message {
     fn describe_to(&self, out: &mut std::fmt::Formatter) -> std::fmt::Result {
         std::fmt::Display::fmt(self, out)
     }
+    fn digest(&self, hash: &mut crate::sim::TraceHasher) {
+        Message::digest(self, hash)
+    }
     /// A proposal a follower forwards to its leader travels on rafthttp's TCP streams, which
     /// never deliver one twice; a duplicate would be appended and applied twice (etcd keeps no
     /// client sessions to drop it, thesis §6.3), a put or delete the client made once.

@@ -7,6 +7,7 @@ use super::log::Entry;
 use crate::base::{Index, MemberId, Term};
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::hash::Hasher;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
@@ -124,6 +125,66 @@ impl Message {
     /// One line, the same everywhere: `m1->m2 RequestVote term=3 last=5@2`.
     pub fn describe(&self) -> String {
         self.to_string()
+    }
+
+    /// Feeds `hash` what tells this message apart from another of the same run: its kind
+    /// and numbers (an entry by its index, term and size; a snapshot by its index and term),
+    /// never its payloads.
+    pub fn digest(&self, hash: &mut impl Hasher) {
+        let words =
+            |hash: &mut dyn Hasher, words: &[u64]| words.iter().for_each(|w| hash.write_u64(*w));
+        words(hash, &[self.from.0, self.to.0, self.term]);
+        hash.write(self.kind().as_bytes());
+        match &self.body {
+            Body::Hup | Body::Beat | Body::TimeoutNow => {}
+            Body::Propose { data } => words(hash, &[data.len() as u64]),
+            Body::TransferLeader { target } => words(hash, &[target.0]),
+            Body::PreVote {
+                last_index,
+                last_term,
+            } => words(hash, &[*last_index, *last_term]),
+            Body::RequestVote {
+                last_index,
+                last_term,
+                transfer,
+            } => words(hash, &[*last_index, *last_term, u64::from(*transfer)]),
+            Body::PreVoteResp { reject } | Body::RequestVoteResp { reject } => {
+                words(hash, &[u64::from(*reject)])
+            }
+            Body::Append {
+                prev_index,
+                prev_term,
+                entries,
+                commit,
+                read_ctx,
+                ..
+            } => {
+                words(hash, &[*prev_index, *prev_term, *commit, *read_ctx]);
+                for e in entries {
+                    words(hash, &[e.index, e.term, e.data.len() as u64]);
+                }
+            }
+            Body::AppendResp {
+                index,
+                reject,
+                hint_index,
+                hint_term,
+                read_ctx,
+                ..
+            } => words(
+                hash,
+                &[
+                    *index,
+                    u64::from(*reject),
+                    *hint_index,
+                    *hint_term,
+                    *read_ctx,
+                ],
+            ),
+            Body::Snapshot { index, term, .. } => words(hash, &[*index, *term]),
+            Body::ReadIndex { ctx } => words(hash, &[*ctx]),
+            Body::ReadIndexResp { ctx, index } => words(hash, &[*ctx, *index]),
+        }
     }
 
     /// Entries carried (for the UI's "AppendEntries(3)" labels).

@@ -3,16 +3,20 @@
 //! knows what the processes compute. `etcd` puts Raft members in it.
 
 mod net;
+mod queue;
 
 pub use net::{Fate, NetConfig, Network};
+use queue::Queue;
 
-use crate::base::{fnv, MemberId, Millis, Rng, FNV_OFFSET};
+use crate::base::{fnv, MemberId, Millis, Rng, FNV_OFFSET, FNV_PRIME};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::hash::Hasher;
+use std::sync::Arc;
 
 /// A message the network carries: who sends it to whom, and how the UI labels it.
-pub trait Envelope: Clone {
+pub trait Envelope: Clone + Send + Sync + 'static {
     fn from(&self) -> MemberId;
     fn to(&self) -> MemberId;
     /// Short name for the UI ("Heartbeat", "RequestVote").
@@ -23,9 +27,14 @@ pub trait Envelope: Clone {
     fn entry_count(&self) -> usize;
     /// One line for traces and tooltips.
     fn describe(&self) -> String;
-    /// The same line, written into `out` (a trace hashes it as it is written).
+    /// The same line, written into `out` (a kept trace writes it as it formats the line).
     fn describe_to(&self, out: &mut fmt::Formatter) -> fmt::Result {
         out.write_str(&self.describe())
+    }
+    /// What the trace hash takes of it: by default its line; a hot message type gives its
+    /// fields instead, since formatting every message twice was a third of a run.
+    fn digest(&self, hash: &mut TraceHasher) {
+        hash.write(self.describe().as_bytes());
     }
     /// Whether the network may deliver it twice (most messages: the protocol must cope).
     fn may_duplicate(&self) -> bool {
@@ -42,12 +51,31 @@ impl<M: Envelope> fmt::Display for Described<'_, M> {
     }
 }
 
-/// FNV-1a over what is written into it, byte by byte as `fnv` hashes a line.
-struct Fnv(u64);
+/// The trace hash: FNV-1a, over text a byte at a time as `fnv` hashes it and over numbers a
+/// word at a time.
+pub struct TraceHasher(u64);
 
-impl fmt::Write for Fnv {
+impl Hasher for TraceHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = fnv(self.0, bytes);
+    }
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0 ^ word).wrapping_mul(FNV_PRIME);
+    }
+    fn write_u8(&mut self, byte: u8) {
+        self.write_u64(byte.into());
+    }
+    fn write_usize(&mut self, word: usize) {
+        self.write_u64(word as u64);
+    }
+}
+
+impl fmt::Write for TraceHasher {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0 = fnv(self.0, s.as_bytes());
+        self.write(s.as_bytes());
         Ok(())
     }
 }
@@ -143,6 +171,53 @@ impl fmt::Display for SimError {
     }
 }
 
+/// A message's line (`Envelope::describe`), written only when something shows it: the page
+/// keeps thousands of wire records, and writing each line as its message was sent was a
+/// third of a fast-forward.
+#[derive(Clone)]
+pub struct Line(Arc<dyn fmt::Display + Send + Sync>);
+
+/// A message kept for its line.
+struct Kept<M>(M);
+
+impl<M: Envelope> fmt::Display for Kept<M> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        self.0.describe_to(f)
+    }
+}
+
+impl Line {
+    fn of<M: Envelope>(msg: &M) -> Line {
+        Line(Arc::new(Kept(msg.clone())))
+    }
+}
+
+impl fmt::Display for Line {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl fmt::Debug for Line {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{:?}", self.to_string())
+    }
+}
+
+impl PartialEq for Line {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for Line {}
+
+impl Serialize for Line {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// A message on the wire, as the UI draws it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct InFlight {
@@ -154,7 +229,7 @@ pub struct InFlight {
     pub kind: &'static str,
     pub term: u64,
     pub entries: usize,
-    pub describe: String,
+    pub describe: Line,
 }
 
 /// One message's fate on the wire, as the network decided it (the space-time diagram's
@@ -167,18 +242,12 @@ pub struct Wire {
     pub at_ms: Millis,
     /// Why it was lost (`loss`, `partition`, `dropped by hand`...); None: it arrives at
     /// `message.arrive_ms`.
-    pub lost: Option<String>,
+    pub lost: Option<&'static str>,
     pub message: InFlight,
 }
 
 impl InFlight {
-    fn of<M: Envelope>(
-        id: u64,
-        sent_ms: Millis,
-        arrive_ms: Millis,
-        msg: &M,
-        describe: String,
-    ) -> InFlight {
+    fn of<M: Envelope>(id: u64, sent_ms: Millis, arrive_ms: Millis, msg: &M) -> InFlight {
         InFlight {
             id,
             sent_ms,
@@ -188,13 +257,13 @@ impl InFlight {
             kind: msg.kind(),
             term: msg.term(),
             entries: msg.entry_count(),
-            describe,
+            describe: Line::of(msg),
         }
     }
 }
 
 #[derive(Clone, Debug)]
-enum Event<M> {
+pub(crate) enum Event<M> {
     Tick {
         member: MemberId,
         incarnation: u64,
@@ -209,6 +278,12 @@ enum Event<M> {
         sent_ms: Millis,
         msg: M,
     },
+}
+
+impl<M> Event<M> {
+    fn delivers(&self, message: u64) -> bool {
+        matches!(self, Event::Deliver { id, .. } if *id == message)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -231,7 +306,7 @@ pub struct Sim<P: Process> {
     seq: u64,
     /// Events handled so far: with `now`, the exact position of the run (for replay).
     steps: u64,
-    queue: BTreeMap<(Millis, u64), Event<P::Msg>>,
+    queue: Queue<P::Msg>,
     slots: BTreeMap<MemberId, Slot<P>>,
     net_rng: Rng,
     next_message_id: u64,
@@ -265,7 +340,7 @@ impl<P: Process> Sim<P> {
             now: 0,
             seq: 0,
             steps: 0,
-            queue: BTreeMap::new(),
+            queue: Queue::default(),
             slots: BTreeMap::new(),
             net_rng,
             next_message_id: 1,
@@ -332,19 +407,39 @@ impl<P: Process> Sim<P> {
         self.trace_fmt(format_args!("{line}"));
     }
 
-    /// A trace line: hashed as it is formatted, built as text only when the trace is kept
-    /// (every message is traced twice, and building each line was a tenth of a run).
+    /// A trace line: hashed as it is formatted, built as text only when the trace is kept.
     fn trace_fmt(&mut self, line: fmt::Arguments) {
         use fmt::Write;
+        let mut hash = TraceHasher(self.trace_hash);
+        hash.write_u64(self.now);
+        // Writing into a hash cannot fail.
+        let _ = hash.write_fmt(line);
+        self.trace_hash = hash.0;
+        self.keep_line(line);
+    }
+
+    /// A message's line (`send #7 m1->m2 …`, `why` in brackets after it): the hash takes
+    /// the message's fields, and the text is built only when the trace is kept.
+    fn trace_message(&mut self, verb: &str, id: u64, msg: &P::Msg, why: Option<&str>) {
+        let mut hash = TraceHasher(self.trace_hash);
+        hash.write_u64(self.now);
+        hash.write(verb.as_bytes());
+        hash.write_u64(id);
+        msg.digest(&mut hash);
+        if let Some(why) = why {
+            hash.write(why.as_bytes());
+        }
+        self.trace_hash = hash.0;
+        let described = Described(msg);
+        match why {
+            Some(why) => self.keep_line(format_args!("{verb} #{id} {described} ({why})")),
+            None => self.keep_line(format_args!("{verb} #{id} {described}")),
+        }
+    }
+
+    fn keep_line(&mut self, line: fmt::Arguments) {
         if self.record_trace {
-            let stamped = format!("{:>8} {line}", self.now);
-            self.trace_hash = fnv(fnv(self.trace_hash, stamped.as_bytes()), b"\n");
-            self.trace.push_back(stamped);
-        } else {
-            let mut hash = Fnv(self.trace_hash);
-            // Writing into a hash cannot fail.
-            let _ = writeln!(hash, "{:>8} {line}", self.now);
-            self.trace_hash = hash.0;
+            self.trace.push_back(format!("{:>8} {line}", self.now));
         }
         self.trace_len += 1;
     }
@@ -399,13 +494,13 @@ impl<P: Process> Sim<P> {
 
     fn schedule(&mut self, at: Millis, event: Event<P::Msg>) {
         self.seq += 1;
-        self.queue.insert((at, self.seq), event);
+        self.queue.push((at, self.seq), event);
     }
 
     // ----- running ----------------------------------------------------------------------
 
     pub fn next_event_time(&self) -> Option<Millis> {
-        self.queue.keys().next().map(|(t, _)| *t)
+        self.queue.next_time()
     }
 
     /// Events handled since the start.
@@ -426,7 +521,7 @@ impl<P: Process> Sim<P> {
 
     /// Handles the next event; false if there is none.
     pub fn step(&mut self) -> bool {
-        let Some(((at, _), event)) = self.queue.pop_first() else {
+        let Some(((at, _), event)) = self.queue.pop() else {
             return false;
         };
         self.steps += 1;
@@ -518,18 +613,17 @@ impl<P: Process> Sim<P> {
             return;
         };
         let (down, paused) = (!slot.process.is_running(), slot.paused);
-        let describe = Described(&msg);
         if down {
-            self.trace_fmt(format_args!("drop #{id} {describe} (down)"));
+            self.trace_message("drop", id, &msg, Some("down"));
         } else if cut {
-            self.trace_fmt(format_args!("drop #{id} {describe} (partitioned)"));
+            self.trace_message("drop", id, &msg, Some("partitioned"));
         } else if paused {
-            self.trace_fmt(format_args!("hold #{id} {describe} (paused)"));
+            self.trace_message("hold", id, &msg, Some("paused"));
             if let Some(slot) = self.slots.get_mut(&to) {
                 slot.inbox.push(msg);
             }
         } else {
-            self.trace_fmt(format_args!("recv #{id} {describe}"));
+            self.trace_message("recv", id, &msg, None);
             self.with_process(to, |p, ctx| p.receive(msg, ctx));
         }
     }
@@ -592,7 +686,7 @@ impl<P: Process> Sim<P> {
         id: u64,
         sent_ms: Millis,
         arrive_ms: Option<Millis>,
-        lost: Option<String>,
+        lost: Option<&'static str>,
         msg: &P::Msg,
     ) {
         if self.wire_keep == 0 {
@@ -604,7 +698,7 @@ impl<P: Process> Sim<P> {
             seq: self.wire_seq,
             at_ms: self.now,
             lost,
-            message: InFlight::of(id, sent_ms, arrive_ms, msg, msg.describe()),
+            message: InFlight::of(id, sent_ms, arrive_ms, msg),
         });
         if self.wire.len() > self.wire_keep {
             self.wire.pop_front();
@@ -616,25 +710,19 @@ impl<P: Process> Sim<P> {
         self.next_message_id += 1;
         match self.net.fate(msg.from(), msg.to(), &mut self.net_rng) {
             Fate::Lost(why) => {
-                self.record_wire(id, self.now, None, Some(why.to_string()), &msg);
-                self.trace_fmt(format_args!("lose #{id} {} ({why})", Described(&msg)));
+                self.record_wire(id, self.now, None, Some(why), &msg);
+                self.trace_message("lose", id, &msg, Some(why));
             }
             Fate::Delivered(mut delays) => {
-                self.trace_fmt(format_args!("send #{id} {}", Described(&msg)));
+                self.trace_message("send", id, &msg, None);
                 if !msg.may_duplicate() {
                     delays.truncate(1);
                 }
-                for delay in delays {
+                let copies = std::iter::repeat_n(msg, delays.len());
+                for (delay, msg) in delays.into_iter().zip(copies) {
                     let sent_ms = self.now;
                     self.record_wire(id, sent_ms, Some(self.now + delay), None, &msg);
-                    self.schedule(
-                        self.now + delay,
-                        Event::Deliver {
-                            id,
-                            sent_ms,
-                            msg: msg.clone(),
-                        },
-                    );
+                    self.schedule(self.now + delay, Event::Deliver { id, sent_ms, msg });
                 }
             }
         }
@@ -714,57 +802,44 @@ impl<P: Process> Sim<P> {
 
     /// Removes one message from the wire.
     pub fn drop_message(&mut self, id: u64) -> Result<(), SimError> {
-        let dropped: Vec<(Millis, P::Msg)> = self
-            .queue
-            .values()
-            .filter_map(|e| match e {
-                Event::Deliver {
-                    id: i,
-                    sent_ms,
-                    msg,
-                } if *i == id => Some((*sent_ms, msg.clone())),
-                _ => None,
-            })
-            .collect();
+        let dropped = self.queue.take(|_, e| e.delivers(id));
         if dropped.is_empty() {
             return Err(SimError::NoSuchMessage(id));
         }
-        self.queue
-            .retain(|_, e| !matches!(e, Event::Deliver { id: i, .. } if *i == id));
-        for (sent_ms, msg) in dropped {
-            let why = Some("dropped by hand".into());
-            self.record_wire(id, sent_ms, None, why, &msg);
+        for (_, event) in dropped {
+            if let Event::Deliver { sent_ms, msg, .. } = event {
+                self.record_wire(id, sent_ms, None, Some("dropped by hand"), &msg);
+            }
         }
         self.trace(format!("drop #{id} (by hand)"));
         Ok(())
     }
 
-    /// Holds one message back by `extra_ms` more.
+    /// Holds one message back by `extra_ms` more (its first copy, if it was duplicated).
     pub fn delay_message(&mut self, id: u64, extra_ms: Millis) -> Result<(), SimError> {
-        let key = self
-            .queue
-            .iter()
-            .find(|(_, e)| matches!(e, Event::Deliver { id: i, .. } if *i == id))
-            .map(|(k, _)| *k)
+        let first = (self.queue.in_order().into_iter())
+            .find(|(_, e)| e.delivers(id))
+            .map(|(key, _)| key)
             .ok_or(SimError::NoSuchMessage(id))?;
-        if let Some(event) = self.queue.remove(&key) {
-            if let Event::Deliver { sent_ms, msg, .. } = &event {
-                let (sent_ms, msg) = (*sent_ms, msg.clone());
-                self.record_wire(id, sent_ms, Some(key.0 + extra_ms), None, &msg);
-            }
-            self.trace(format!("delay #{id} by {extra_ms}ms"));
-            self.schedule(key.0 + extra_ms, event);
+        let taken = self.queue.take(|key, _| key == first);
+        let Some(((at, _), event)) = taken.into_iter().next() else {
+            return Err(SimError::NoSuchMessage(id));
+        };
+        if let Event::Deliver { sent_ms, msg, .. } = &event {
+            let (sent_ms, msg) = (*sent_ms, msg.clone());
+            self.record_wire(id, sent_ms, Some(at + extra_ms), None, &msg);
         }
+        self.trace(format!("delay #{id} by {extra_ms}ms"));
+        self.schedule(at + extra_ms, event);
         Ok(())
     }
 
     /// Messages on the wire now, in arrival order.
     pub fn in_flight(&self) -> Vec<InFlight> {
-        self.queue
-            .iter()
+        (self.queue.in_order().into_iter())
             .filter_map(|((arrive_ms, _), e)| match e {
                 Event::Deliver { id, sent_ms, msg } => {
-                    Some(InFlight::of(*id, *sent_ms, *arrive_ms, msg, msg.describe()))
+                    Some(InFlight::of(*id, *sent_ms, arrive_ms, msg))
                 }
                 _ => None,
             })

@@ -122,7 +122,7 @@ pub struct Dot {
     pub to: MemberId,
     pub x: f64,
     pub y: f64,
-    pub describe: String,
+    pub describe: crate::sim::Line,
 }
 
 /// Everything the ring draws, taken from the world once per frame.

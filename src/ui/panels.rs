@@ -44,7 +44,7 @@ pub fn inspector(world: &World, recorder: &Recorder, id: u64, lang: Lang, d: &Di
                 <dt>{ t(lang, Text::Sent) }</dt><dd>{ ms(sent) }</dd>
                 <dt>{ t(lang, Text::Arrives) }</dt><dd>{ ms(arrive) }</dd>
             </dl>
-            <code class="describe">{ describe }</code>
+            <code class="describe">{ describe.to_string() }</code>
             if on_wire {
                 <div class="button-row">
                     <button data-action="drop-message" class="danger" onclick={d.command(format!("drop-message {id}"))}>{ t(lang, Text::Drop) }</button>
