@@ -158,7 +158,7 @@ pub fn ConsoleInput(props: &InputProps) -> Html {
 
 /// Real milliseconds a frame's slice of a long run aims at: well under the 100 ms a command
 /// may block the page, with room for the frame's drawing.
-const SLICE_BUDGET_MS: f64 = 25.0;
+const SLICE_BUDGET_MS: f64 = 45.0;
 /// The virtual time of a first slice after the one typed, and the bounds a slice keeps.
 const SLICE_START_MS: Millis = 5_000;
 const SLICE_RANGE_MS: (Millis, Millis) = (100, 3_600_000);
