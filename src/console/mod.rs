@@ -23,6 +23,7 @@ pub use goal::{Baseline, Goal};
 pub use history::{History, HistoryEntry};
 pub use script::{run_script, RunOutput};
 pub use session::{Running, Session};
+pub use timeline::CHECKPOINT_WIRE_MS;
 pub use transcript::{Transcript, TranscriptEntry};
 
 use crate::base::Millis;

@@ -787,3 +787,39 @@ fn a_table_cell_wider_than_a_format_width_is_printed_whole() {
         .expect("its row");
     assert!(row.starts_with(&format!("| {wide} |")), "{}", &row[..80]);
 }
+
+#[test]
+fn a_checkpoint_keeps_only_its_last_seconds_of_wire_records() {
+    let mut s = session();
+    s.set_wire_log(4_096);
+    s.execute("wait leader", None);
+    s.execute("wait 60s", None);
+    let first = s.world.wire_since(0).next().map(|w| w.at_ms);
+    assert!(
+        first < Some(10_000),
+        "the live log keeps the whole minute: {first:?}"
+    );
+    let t = 30_500;
+    s.rewind_to(t).unwrap();
+    let at: Vec<Millis> = s.world.wire_since(0).map(|w| w.at_ms).collect();
+    let checkpoint = s
+        .checkpoint_times()
+        .into_iter()
+        .filter(|c| *c <= t)
+        .max()
+        .unwrap();
+    assert!(
+        at[0] >= checkpoint - CHECKPOINT_WIRE_MS,
+        "{} before {checkpoint}",
+        at[0]
+    );
+    assert!(
+        at[0] < checkpoint - 2 * 1_500,
+        "the page's diagram still has its window"
+    );
+    assert!(
+        at.iter().all(|a| *a <= t) && at.len() > 100,
+        "{} records",
+        at.len()
+    );
+}

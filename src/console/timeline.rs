@@ -21,6 +21,11 @@ pub(super) const RECENT_GROWTH: u64 = 60_000;
 /// Older moments keep only this many checkpoints (and the first), spread over the run: each
 /// holds a world that shares little with the present, so their number bounds the memory.
 pub(super) const MAX_OLD_CHECKPOINTS: usize = 8;
+/// The wire records a checkpoint keeps: those of its last seconds, which the page draws
+/// after a rewind (its space-time diagram shows 1.5 s, and keeps twice that); each
+/// checkpoint kept its own copy of the whole wire log, thousands of records (10 MB of an
+/// idle hour's wasm heap).
+pub const CHECKPOINT_WIRE_MS: Millis = 5_000;
 
 /// A copy of the session's state, to travel back in time quickly.
 #[derive(Clone, Debug)]
@@ -104,6 +109,7 @@ impl Timeline {
 
     fn push(&mut self, mut checkpoint: Checkpoint) {
         let now = checkpoint.world.now();
+        (checkpoint.world).forget_wire_before(now.saturating_sub(CHECKPOINT_WIRE_MS));
         let size_now = size(&checkpoint.world);
         let grown_before = self.checkpoints.last().map_or(0, |c| c.grown);
         checkpoint.grown = grown_before + size_now.saturating_sub(self.size);

@@ -10,6 +10,7 @@ use queue::Queue;
 
 use crate::base::{fnv, MemberId, Millis, Rng, FNV_OFFSET, FNV_PRIME};
 use serde::Serialize;
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::hash::Hasher;
@@ -669,6 +670,20 @@ impl<P: Process> Sim<P> {
         while self.wire.len() > keep {
             self.wire.pop_front();
         }
+    }
+
+    /// Forgets the wire records of decisions before `t` (the log keeps its length limit).
+    pub fn forget_wire_before(&mut self, t: Millis) {
+        // Records are in the order of their decisions, so in time order.
+        let before = |w: &Wire| {
+            if w.at_ms < t {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            }
+        };
+        let old = self.wire.binary_search_by(before).unwrap_or_else(|at| at);
+        self.wire = self.wire.skip(old);
     }
 
     /// The wire records after sequence number `seq`, oldest first.

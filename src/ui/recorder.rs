@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 
 /// Virtual time the diagram shows (the most recent part of the run).
 pub const WINDOW_MS: Millis = 1_500;
+// What the page draws after a rewind comes from a checkpoint's wire records.
+const _: () = assert!(2 * WINDOW_MS <= crate::console::CHECKPOINT_WIRE_MS);
 const KEEP: usize = 600;
 /// Wire records the world keeps for the page (a frame at 100× reads well under this).
 pub const WIRE_LOG: usize = 4_096;
