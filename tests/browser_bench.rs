@@ -359,6 +359,8 @@ async fn steady_phases(page: &Page) -> Result {
     page.set_speed(10.0).await?;
     playing_phase(page, "11 members at 10x").await?;
     page.pause().await?;
+    // The frames still drawing the last moments of 10x are that phase's, not a paused page's.
+    tokio::time::sleep(Duration::from_secs(1)).await;
     phase(page, "paused (11 members)").await?;
     page.click(PLAY).await?;
     page.wait_exists(PAUSE).await?;
