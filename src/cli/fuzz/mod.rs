@@ -4,11 +4,13 @@
 //! panics at the same place, and reported with its target, seed and iteration; an input that
 //! runs longer than `--timeout` seconds is reported as a hang. Either makes the exit code 1.
 //! Inputs are shared out among `--jobs` workers, each with its own session; the inputs run
-//! and what panics do not depend on how many.
+//! and what panics do not depend on how many. The workers run in a child process, so that an
+//! input that kills a process is named too ([`supervise`]).
 
 mod corpus;
 mod mutate;
 mod shrink;
+mod supervise;
 mod targets;
 
 use crate::base::Rng;
@@ -19,6 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{JoinHandle, ThreadId};
 use std::time::{Duration, Instant};
+use supervise::Ledger;
 use targets::{Form, Target, TARGETS};
 
 pub const USAGE: &str = "usage: raftlab fuzz [--target NAME|all] [--iterations N] [--seed S]
@@ -28,7 +31,8 @@ pub const USAGE: &str = "usage: raftlab fuzz [--target NAME|all] [--iterations N
 Feeds N inputs (default 10000) to each target, made by changing real inputs from the
 transcripts under --corpus (default tests/testdata); input I depends only on the seed and I.
 J workers (default: one per CPU) share the inputs out; --jobs 1 reports in input order.
-Exit code 1 if any input panicked or ran longer than --timeout seconds (default 60).";
+Exit code 1 if any input panicked, ran longer than --timeout seconds (default 60) or
+killed the process (a stack overflow aborts it: the workers run in a child process).";
 
 struct Args {
     targets: Vec<&'static Target>,
@@ -82,8 +86,8 @@ fn pick_targets(names: &str) -> Result<Vec<&'static Target>, String> {
 }
 
 /// Runs `raftlab fuzz ARGS`; gives stdout, stderr and the exit code.
-pub fn main(args: &[String]) -> (String, String, i32) {
-    if args.iter().any(|a| a == "--list") {
+pub fn main(args_raw: &[String]) -> (String, String, i32) {
+    if args_raw.iter().any(|a| a == "--list") {
         let list: String = TARGETS
             .iter()
             .map(|t| format!("{:<11}{}\n", t.name, t.about))
@@ -95,7 +99,7 @@ pub fn main(args: &[String]) -> (String, String, i32) {
         let hint = "raftlab fuzz: this build aborts on panic; build it with --profile fuzz\n";
         return (String::new(), hint.into(), 2);
     }
-    let args = match parse(args) {
+    let args = match parse(args_raw) {
         Ok(args) => args,
         Err(e) => return (String::new(), format!("raftlab fuzz: {e}\n{USAGE}\n"), 2),
     };
@@ -103,10 +107,18 @@ pub fn main(args: &[String]) -> (String, String, i32) {
         Ok(c) => Arc::new(c),
         Err(e) => return (String::new(), format!("raftlab fuzz: {e}\n"), 2),
     };
+    let ledger = match std::env::var_os(supervise::LEDGER_ENV) {
+        None => return supervise::supervise(args_raw, &args, &corpus, &supervise::spawn_self),
+        Some(path) if path.is_empty() => None,
+        Some(path) => match Ledger::create(path.as_ref()) {
+            Ok(ledger) => Some(Arc::new(ledger)),
+            Err(e) => return (String::new(), format!("raftlab fuzz: {path:?}: {e}\n"), 2),
+        },
+    };
     silence_panics();
     let mut failed = false;
     for target in &args.targets {
-        failed |= !fuzz_target(target, &args, &corpus);
+        failed |= !fuzz_target(target, &args, &corpus, ledger.as_ref());
     }
     (String::new(), String::new(), i32::from(failed))
 }
@@ -120,6 +132,15 @@ struct Job {
 }
 
 impl Job {
+    fn new(target: &'static Target, corpus: &Corpus, seed: u64) -> Job {
+        Job {
+            target,
+            seeds: (target.seeds)(corpus),
+            donors: corpus.lines.clone(),
+            seed,
+        }
+    }
+
     /// Input `i`: one of the seeds, changed; depends only on the run's seed and `i`.
     fn input(&self, i: u64) -> Vec<u8> {
         let mut rng = Rng::derive(self.seed, &format!("{}#{i}", self.target.name));
@@ -197,11 +218,13 @@ fn panics(target: &Target, base: &crate::console::Session, input: &[u8]) -> Opti
 }
 
 /// The iteration the worker is on, plus one (0: none being watched), and the last one it
-/// started (what a crash of the harness itself was working on).
+/// started (what a crash of the harness itself was working on), also noted in the ledger
+/// for the supervisor, if it keeps one.
 #[derive(Default)]
 struct Progress {
     current: AtomicU64,
     started: AtomicU64,
+    ledger: Option<Arc<Ledger>>,
 }
 
 /// The inputs one worker runs: every `stride`-th from `from + offset`, below `end`.
@@ -231,13 +254,13 @@ struct Worker {
 /// Fuzzes one target; false if an input panicked or hung.
 // The harness measures the wall time of a run (its rate, the hang guard), never the engine.
 #[allow(clippy::disallowed_methods)]
-fn fuzz_target(target: &'static Target, args: &Args, corpus: &Arc<Corpus>) -> bool {
-    let job = Arc::new(Job {
-        target,
-        seeds: (target.seeds)(corpus),
-        donors: corpus.lines.clone(),
-        seed: args.seed,
-    });
+fn fuzz_target(
+    target: &'static Target,
+    args: &Args,
+    corpus: &Arc<Corpus>,
+    ledger: Option<&Arc<Ledger>>,
+) -> bool {
+    let job = Arc::new(Job::new(target, corpus, args.seed));
     if job.seeds.is_empty() {
         eprintln!(
             "fuzz {}: no inputs to start from in the corpus",
@@ -246,7 +269,7 @@ fn fuzz_target(target: &'static Target, args: &Args, corpus: &Arc<Corpus>) -> bo
         return false;
     }
     let started = Instant::now();
-    let workers = spawn_workers(&job, args, corpus);
+    let workers = spawn_workers(&job, args, corpus, ledger);
     watch(&job, &workers, args.timeout);
     let panicked: u64 = workers
         .into_iter()
@@ -270,7 +293,12 @@ fn fuzz_target(target: &'static Target, args: &Args, corpus: &Arc<Corpus>) -> bo
 }
 
 /// One worker per job (no more than there are inputs), each preparing its own session.
-fn spawn_workers(job: &Arc<Job>, args: &Args, corpus: &Arc<Corpus>) -> Vec<Worker> {
+fn spawn_workers(
+    job: &Arc<Job>,
+    args: &Args,
+    corpus: &Arc<Corpus>,
+    ledger: Option<&Arc<Ledger>>,
+) -> Vec<Worker> {
     let stride = args.jobs.min(args.iterations).max(1);
     let end = args.from.saturating_add(args.iterations);
     let places: Arc<Places> = Arc::default();
@@ -282,7 +310,10 @@ fn spawn_workers(job: &Arc<Job>, args: &Args, corpus: &Arc<Corpus>) -> Vec<Worke
                 offset,
                 stride,
             };
-            let progress = Arc::new(Progress::default());
+            let progress = Arc::new(Progress {
+                ledger: ledger.cloned(),
+                ..Progress::default()
+            });
             let (job, corpus, places, mine) = (
                 job.clone(),
                 corpus.clone(),
@@ -334,6 +365,9 @@ fn run_inputs(
     for i in shard.inputs() {
         progress.started.store(i, Ordering::Relaxed);
         progress.current.store(i + 1, Ordering::Relaxed);
+        if let Some(ledger) = &progress.ledger {
+            ledger.note(shard.offset, job.target.name, i);
+        }
         let input = job.input(i);
         let Some(message) = panics(job.target, &base, &input) else {
             continue;
