@@ -589,6 +589,7 @@ fn jq(args: &[String], input: &str) -> Result<String, String> {
     let mut p = Parser {
         s: input.as_bytes(),
         i: 0,
+        depth: 0,
     };
     loop {
         p.skip_ws();
@@ -682,9 +683,15 @@ impl Json {
     }
 }
 
+/// How deep arrays and objects may nest, as in jq 1.6 (jq 1.7 allows 10,000): the parser,
+/// the printer and the value's drop each recurse once a level, and the page's wasm stack is
+/// 1 MiB (a pasted `[[[…` 200,000 deep overflowed it).
+const MAX_PARSING_DEPTH: usize = 256;
+
 struct Parser<'a> {
     s: &'a [u8],
     i: usize,
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -696,13 +703,20 @@ impl Parser<'_> {
 
     fn value(&mut self) -> Result<Json, String> {
         self.skip_ws();
-        match self.s.get(self.i) {
+        let open = matches!(self.s.get(self.i), Some(b'{' | b'['));
+        if open && self.depth >= MAX_PARSING_DEPTH {
+            return Err("Exceeds depth limit for parsing".into());
+        }
+        self.depth += usize::from(open);
+        let value = match self.s.get(self.i) {
             None => Err("Unfinished JSON term".into()),
             Some(b'{') => self.object(),
             Some(b'[') => self.array(),
             Some(b'"') => self.string(),
             Some(_) => self.literal(),
-        }
+        };
+        self.depth -= usize::from(open);
+        value
     }
 
     fn object(&mut self) -> Result<Json, String> {
@@ -1114,6 +1128,23 @@ mod tests {
             err,
             "jq: error (at <stdin>:0): Cannot index number with \"a\"\n"
         );
+    }
+
+    #[test]
+    fn json_nested_past_the_depth_limit_is_refused_without_recursing_into_it() {
+        let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let (out, _, code) = run("jq -c .", &nested(MAX_PARSING_DEPTH));
+        assert_eq!((out, code), (format!("{}\n", nested(MAX_PARSING_DEPTH)), 0));
+        // Found by hand after the fuzzer's jq path: `echo '[[[…' | jq .` 200,000 deep
+        // overflowed the stack.
+        for n in [MAX_PARSING_DEPTH + 1, 200_000] {
+            let (_, err, code) = run("jq .", &nested(n));
+            assert_ne!(code, 0);
+            assert_eq!(
+                err,
+                "jq: error (at <stdin>:1): Cannot parse input: Exceeds depth limit for parsing\n"
+            );
+        }
     }
 
     #[test]
