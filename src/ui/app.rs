@@ -10,7 +10,7 @@ use super::frames;
 use super::header;
 use super::i18n::{t, Lang, Text};
 use super::lab::{self, Lab, Msg};
-use super::page::{self, Dispatch, Page, Panel, Render};
+use super::page::{self, Clock, Dispatch, Page, Panel, Render, Shows};
 use super::status;
 use super::tabs;
 use super::view::{Action, Notice, Tab, View};
@@ -37,9 +37,12 @@ fn App() -> Html {
     use_recovery(&page);
     use_save_on_leave(&page);
     use_link_changes(page.dispatcher(), page.view.lang);
+    let now = page.lab.borrow().world().now();
     html! {
         <ContextProvider<Page> context={page.clone()}>
-            <Stage frame={page.lab.borrow().revision()} />
+            <ContextProvider<Clock> context={Clock(now)}>
+                <Stage />
+            </ContextProvider<Clock>>
         </ContextProvider<Page>>
     }
 }
@@ -188,18 +191,13 @@ fn use_link_changes(d: Dispatch, lang: Lang) {
     });
 }
 
-#[derive(Properties, PartialEq)]
-struct StageProps {
-    /// The run's revision: the stage renders each frame (the ring and the clock move), and
-    /// its panels only when what they show changed (`page::Panel`).
-    frame: u64,
-}
-
 /// The layout: header, notices; the cluster, the quorum line and the latest events on the
 /// left, the side panels on the right; the console as a drawer along the bottom; the start
-/// card, the legend and the restart question over them.
+/// card, the legend and the restart question over them. It renders when the run shows
+/// something new or the view changes (`Page`); a frame that only moves the clock renders
+/// the parts that draw it (`Clock`).
 #[component]
-fn Stage(_: &StageProps) -> Html {
+fn Stage() -> Html {
     let page = use_context::<Page>();
     let console_node = use_node_ref();
     let transcript_end = page.as_ref().map(|p| {
@@ -225,9 +223,9 @@ fn Stage(_: &StageProps) -> Html {
             <main class="stage">
                 <div class="left">
                     { cluster_panel(&lab, view, &d) }
-                    <Panel extra={0} render={events as Render} />
+                    <Panel shows={(|_, _| 0) as Shows} render={events as Render} />
                 </div>
-                <Panel extra={side_clock(&lab, view)} render={side as Render} />
+                <Panel shows={side_clock as Shows} render={side as Render} />
             </main>
             { console_panel(&lab, view, console_node, &d) }
             if view.legend {
@@ -297,7 +295,7 @@ fn cluster_panel(lab: &Lab, view: &View, d: &Dispatch) -> Html {
         <section class="cluster-panel panel" aria-label={t(lang, Text::Cluster)}>
             { status::clock(world, view, d, super::fast_forward::render(lab, view, d)) }
             <div class="cluster-wrap">
-                { cluster::render_cluster(world, view.presenter, lang, view.selected_message, select_message(d)) }
+                <cluster::LiveRing />
                 if let Some(id) = view.selected_message {
                     { panels::inspector(world, lab.recorder(), id, lang, d) }
                 }

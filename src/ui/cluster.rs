@@ -1,15 +1,16 @@
 //! The cluster drawn as SVG: members on a ring, messages in flight between them (one label
 //! per edge and direction, beside the edge), each member's election timer running down around
 //! it, a candidate's vote tally, and a member's actions one click away (a small menu).
-//! `render_cluster` takes a picture of the world (plain data); the `Ring` component keeps
+//! `LiveRing` takes a picture of the world (plain data) each frame; the `Ring` component keeps
 //! what only the page knows (which menu is open) and sends the menu's commands.
 
 use super::a11y::tab_after_key;
 use super::dom;
 use super::i18n::{member_label, message_label, role, t, Lang, Text};
 use super::lab::Msg;
-use super::page::Page;
+use super::page::{Clock, Dispatch, Page};
 use super::ring::{self, EdgeLabel, LabelMetrics, Placed, Wire};
+use super::view::Action;
 use crate::base::{MemberId, Millis};
 use crate::etcd::{Cluster as World, PartitionView};
 use crate::sim::InFlight;
@@ -266,23 +267,68 @@ fn placed_labels(pic: &RingPicture, font: f64) -> Vec<Placed> {
     )
 }
 
-pub fn render_cluster(
-    world: &World,
-    presenter: bool,
-    lang: Lang,
-    selected: Option<u64>,
-    on_select: Callback<u64>,
-) -> Html {
-    html! { <Ring picture={picture(world)} {presenter} {lang} {selected} {on_select} /> }
+/// The ring as the world is at this frame: the picture is taken every frame (the clock moves
+/// the messages), and the ring draws only a picture that changed.
+#[component]
+pub fn LiveRing() -> Html {
+    use_context::<Clock>();
+    let Some(page) = use_context::<Page>() else {
+        return html! {};
+    };
+    let picture = picture(page.lab.borrow().world());
+    let view = &page.view;
+    html! {
+        <Ring {picture} presenter={view.presenter} lang={view.lang}
+            selected={view.selected_message} d={page.dispatcher()} />
+    }
 }
 
+/// All plain data (and a dispatcher that stays the same), so a frame whose picture is the
+/// last one's skips the ring entirely.
 #[derive(Properties, PartialEq)]
 pub struct RingProps {
     pub picture: RingPicture,
     pub presenter: bool,
     pub lang: Lang,
     pub selected: Option<u64>,
-    pub on_select: Callback<u64>,
+    pub d: Dispatch,
+}
+
+/// The ring's CSS pixels per SVG unit, measured when the space it is drawn in changes size (a
+/// window resized, the console drawer opened): read in a render, the size forced a layout in
+/// every frame. That space's size is also handed to the CSS (`--ring-w`, `--ring-h`) where
+/// the layout fits the ring to it: sized in percent, the SVG was laid out whole again in
+/// every frame that moved a message.
+#[hook]
+fn use_scale(svg: &NodeRef) -> UseStateHandle<Option<f64>> {
+    let scale = use_state_eq(|| None::<f64>);
+    {
+        let (svg, scale) = (svg.clone(), scale.clone());
+        use_effect_with((), move |_| {
+            let stage = svg
+                .cast::<web_sys::Element>()
+                .and_then(|el| el.parent_element());
+            let measured = stage.clone();
+            let stop = stage.map(|stage| {
+                dom::observe_size(&stage, move || {
+                    let Some(stage) = measured.as_ref() else {
+                        return;
+                    };
+                    let (w, h) = (stage.client_width(), stage.client_height());
+                    let size = format!("--ring-w: {w}px; --ring-h: {h}px");
+                    let _ = stage.set_attribute("style", &size);
+                    let side = w.min(h);
+                    scale.set((side > 0).then(|| f64::from(side) / SIZE));
+                })
+            });
+            move || {
+                if let Some(stop) = stop {
+                    stop();
+                }
+            }
+        });
+    }
+    scale
 }
 
 /// The ring, and the action menu of the member last clicked.
@@ -320,37 +366,40 @@ pub fn Ring(props: &RingProps) -> Html {
             (None, None) => {}
         }
     });
-    // Measured at the last render: the ring's size changes with the layout, not the frame.
-    let scale = svg.cast::<web_sys::Element>().and_then(|el| {
-        let side = f64::from(el.client_width().min(el.client_height()));
-        (side > 0.0).then(|| side / SIZE)
-    });
-    let font = label_font(scale, props.presenter);
+    let scale = use_scale(&svg);
+    let fade = use_state_eq(|| false);
+    let font = label_font(*scale, props.presenter);
+    let on_select = {
+        let d = props.d.clone();
+        Callback::from(move |id: u64| d.dispatch(Action::SelectMessage(Some(id))))
+    };
     let placed = placed_labels(pic, font);
     let menu_html = menu
         .and_then(|a| pic.nodes.iter().find(|n| n.id == a.member).map(|n| (a, n)))
         .map(|(a, n)| node_menu(n, a, pic, lang, page.as_ref(), menu.clone()));
     html! {
-        <div class="ring" data-ring="">
+        <div class={classes!("ring", fade.then_some("heartbeats-faded"))} data-ring="">
             <div class="ring-stage">
             <svg ref={svg} class="cluster" viewBox={format!("0 0 {SIZE} {SIZE}")} role="group"
                  aria-label={t(lang, Text::Cluster)}>
-                { for pic.links.iter().map(|(i, j, cut)| {
+                // A group per kind: Yew matches unkeyed children by position, so in one flat
+                // list a message arriving made it rebuild members and links each frame.
+                <g class="links">{ for pic.links.iter().map(|(i, j, cut)| {
                     let ((x1, y1), (x2, y2)) = (position(*i, count), position(*j, count));
                     html! { <line class={if *cut { "link cut" } else { "link" }}
                         x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} /> }
-                }) }
-                { for pic.nodes.iter().enumerate().map(|(i, n)| {
+                }) }</g>
+                <g class="nodes">{ for pic.nodes.iter().enumerate().map(|(i, n)| {
                     let open = menu.is_some_and(|a| a.member == n.id);
                     node(n, i, pic, lang, (&toggle, open))
-                }) }
+                }) }</g>
                 // Messages last, on top of the members, so every one of them can be clicked.
-                { for pic.dots.iter().map(|d| message_dot(d, &pic.nodes, lang, props.selected, &props.on_select)) }
-                { for pic.labels.iter().zip(&placed).map(|(l, p)| label(l, p, &pic.nodes, font)) }
+                <g class="messages">{ for pic.dots.iter().map(|d| message_dot(d, &pic.nodes, lang, props.selected, &on_select)) }</g>
+                <g class="labels">{ for pic.labels.iter().zip(&placed).map(|(l, p)| label(l, p, &pic.nodes, font)) }</g>
             </svg>
             { for menu_html }
             </div>
-            { ring_tools(&pic.partition, lang) }
+            { ring_tools(&pic.partition, lang, &fade) }
         </div>
     }
 }
@@ -519,8 +568,9 @@ fn message_dot(
 fn label(l: &EdgeLabel, p: &Placed, nodes: &[NodePicture], font: f64) -> Html {
     let name = |i: usize| nodes.get(i).map_or(String::new(), |n| n.id.to_string());
     let class = classes!("msg-label", l.heartbeat_only.then_some("heartbeat"));
+    let edge = format!("{}>{}", name(l.from), name(l.to));
     html! {
-        <g class={class} data-edge-label={format!("{}>{}", name(l.from), name(l.to))}
+        <g class={class} key={edge.clone()} data-edge-label={edge}
             data-label-count={l.count.to_string()}>
             <rect x={format!("{:.1}", p.x - p.width / 2.0)} y={format!("{:.1}", p.y - p.height / 2.0)}
                 width={format!("{:.1}", p.width)} height={format!("{:.1}", p.height)} rx="4" />
@@ -530,14 +580,18 @@ fn label(l: &EdgeLabel, p: &Placed, nodes: &[NodePicture], font: f64) -> Html {
     }
 }
 
-/// The heartbeat switch and the legend of the codes (the switch works by CSS alone, so
-/// flipping it re-renders nothing), and the network's state: in this row, not over the
-/// ring, where it covered the top member on a narrow column.
-fn ring_tools(partition: &PartitionView, lang: Lang) -> Html {
+/// The heartbeat switch (a class on the ring: a CSS `:has()` on the switch restyled the
+/// whole ring each time a message was drawn), the legend of the codes, and the network's
+/// state: in this row, not over the ring, where it covered the top member on a narrow column.
+fn ring_tools(partition: &PartitionView, lang: Lang, fade: &UseStateHandle<bool>) -> Html {
+    let toggle = {
+        let fade = fade.clone();
+        Callback::from(move |_: Event| fade.set(!*fade))
+    };
     html! {
         <div class="ring-tools">
             <label class="fade-heartbeats">
-                <input type="checkbox" data-toggle="heartbeats" />
+                <input type="checkbox" data-toggle="heartbeats" checked={**fade} onchange={toggle} />
                 { t(lang, Text::FadeHeartbeats) }
             </label>
             <details class="code-legend" data-code-legend="">

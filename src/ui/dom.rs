@@ -88,6 +88,22 @@ pub fn listen(events: &'static [&'static str], handler: impl Fn() + 'static) -> 
     }
 }
 
+/// Calls `handler` when `element`'s size changes (and once when it is first laid out), until
+/// the returned function is called.
+pub fn observe_size(element: &web_sys::Element, handler: impl Fn() + 'static) -> impl FnOnce() {
+    let closure = Closure::<dyn Fn()>::new(handler);
+    let observer = web_sys::ResizeObserver::new(closure.as_ref().unchecked_ref()).ok();
+    if let Some(o) = &observer {
+        o.observe(element);
+    }
+    move || {
+        if let Some(o) = observer {
+            o.disconnect();
+        }
+        drop(closure);
+    }
+}
+
 /// `location.hash` (with its `#`), or empty.
 pub fn hash() -> String {
     web_sys::window()

@@ -3,7 +3,7 @@
 
 use super::i18n::{t, Text};
 use super::lab::{Lab, Msg};
-use super::page::Dispatch;
+use super::page::{Clock, Dispatch, Page};
 use super::view::{Action, View};
 use crate::etcd::Preset;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -17,7 +17,7 @@ pub fn render(lab: &Lab, view: &View, d: &Dispatch) -> Html {
                 <h1>{ t(lang, Text::Title) }</h1>
                 <p class="subtitle">{ t(lang, Text::Subtitle) }</p>
             </div>
-            { simulation_controls(lab, view, d) }
+            { simulation_controls(view, d) }
             { run_controls(lab, view, d) }
         </header>
     }
@@ -42,16 +42,9 @@ fn on_number<E: AsRef<web_sys::Event> + 'static, N: std::str::FromStr>(
     })
 }
 
-fn simulation_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
+fn simulation_controls(view: &View, d: &Dispatch) -> Html {
     let lang = view.lang;
     let on_speed = on_number::<InputEvent, f64>(d, |v| Action::SetSpeed(v).into());
-    let on_time = on_number::<Event, f64>(d, |v| Msg::Scrub(v.max(0.0) as u64));
-    let hold = {
-        let d = d.clone();
-        Callback::from(move |_: PointerEvent| d.dispatch(Action::Pause))
-    };
-    let now = lab.world().now();
-    let horizon = lab.horizon_ms().max(1);
     html! {
         <div class="controls" role="toolbar" aria-label={t(lang, Text::SimulationControls)}>
             if view.playing {
@@ -66,18 +59,36 @@ fn simulation_controls(lab: &Lab, view: &View, d: &Dispatch) -> Html {
                     aria-valuetext={format_speed(view.speed())} />
                 <output>{ format_speed(view.speed()) }</output>
             </label>
-            <label class="time"><span class="label-text">{ t(lang, Text::Time) }</span>
-                <input type="range" min="0" max={horizon.to_string()} step="1" data-control="time"
-                    class={classes!(lab.is_behind().then_some("has-future"))}
-                    value={now.to_string()} onchange={on_time} onpointerdown={hold}
-                    aria-valuetext={format!("{:.1} s", now as f64 / 1000.0)} />
-                <output>{ if lab.is_behind() {
-                    format!("{:.1} / {:.1} s", now as f64 / 1000.0, horizon as f64 / 1000.0)
-                } else {
-                    format!("{:.1} s", now as f64 / 1000.0)
-                } }</output>
-            </label>
+            <TimeSlider />
         </div>
+    }
+}
+
+/// The time slider, drawn every frame (the `Clock`): the rest of the header only when the run
+/// or the view changes.
+#[component]
+fn TimeSlider() -> Html {
+    use_context::<Clock>();
+    let Some(page) = use_context::<Page>() else {
+        return html! {};
+    };
+    let (lab, d) = (page.lab.borrow(), page.dispatcher());
+    let on_time = on_number::<Event, f64>(&d, |v| Msg::Scrub(v.max(0.0) as u64));
+    let hold = Callback::from(move |_: PointerEvent| d.dispatch(Action::Pause));
+    let now = lab.world().now();
+    let horizon = lab.horizon_ms().max(1);
+    html! {
+        <label class="time"><span class="label-text">{ t(page.view.lang, Text::Time) }</span>
+            <input type="range" min="0" max={horizon.to_string()} step="1" data-control="time"
+                class={classes!(lab.is_behind().then_some("has-future"))}
+                value={now.to_string()} onchange={on_time} onpointerdown={hold}
+                aria-valuetext={format!("{:.1} s", now as f64 / 1000.0)} />
+            <output>{ if lab.is_behind() {
+                format!("{:.1} / {:.1} s", now as f64 / 1000.0, horizon as f64 / 1000.0)
+            } else {
+                format!("{:.1} s", now as f64 / 1000.0)
+            } }</output>
+        </label>
     }
 }
 

@@ -257,28 +257,57 @@ fn set_root_attributes(lang: Lang, presenter: bool) {
     }
 }
 
+/// The run's virtual time, provided beside `Page`: a frame in which nothing happened changes
+/// only this, and only the parts that draw the time (the clock, the ring, the time slider,
+/// a panel's `Shows`) render again then.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Clock(pub u64);
+
 /// How a panel draws itself from the run and the view.
 pub type Render = fn(&Lab, &View, &Dispatch) -> Html;
 
+/// What of the clock a panel shows (0 for none): it renders again when that changes.
+pub type Shows = fn(&Lab, &View) -> u64;
+
 #[derive(Properties)]
 pub struct PanelProps {
-    /// What the panel shows beside the run and the view (the clock, for a panel that shows
-    /// it), or 0.
-    pub extra: u64,
+    pub shows: Shows,
     pub render: Render,
 }
 
 impl PartialEq for PanelProps {
-    // A place in the layout renders one panel, so its `render` never changes.
-    fn eq(&self, other: &PanelProps) -> bool {
-        self.extra == other.extra
+    // A place in the layout renders one panel, so its functions never change.
+    fn eq(&self, _: &PanelProps) -> bool {
+        true
     }
 }
 
 /// A part of the page that renders again only when the context does (a command, an event of
-/// the world, the view) or its `extra` changes: most frames only move the clock.
+/// the world, the view) or what it shows of the clock changes: most frames only move it.
 #[component]
 pub fn Panel(props: &PanelProps) -> Html {
+    use_context::<Clock>();
+    let Some(page) = use_context::<Page>() else {
+        return html! {};
+    };
+    let shown = (props.shows)(&page.lab.borrow(), &page.view);
+    html! { <PanelBody {shown} render={props.render} /> }
+}
+
+#[derive(Properties)]
+struct PanelBodyProps {
+    shown: u64,
+    render: Render,
+}
+
+impl PartialEq for PanelBodyProps {
+    fn eq(&self, other: &PanelBodyProps) -> bool {
+        self.shown == other.shown
+    }
+}
+
+#[component]
+fn PanelBody(props: &PanelBodyProps) -> Html {
     let Some(page) = use_context::<Page>() else {
         return html! {};
     };

@@ -3,7 +3,7 @@
 
 use super::i18n::{leader_now, narrate, t, violation, Lang, Text};
 use super::lab::Msg;
-use super::page::Dispatch;
+use super::page::{Clock, Dispatch};
 use super::view::{self, Action, View, REPLAY_LEAD_MS};
 use crate::check::Violation;
 use crate::etcd::Cluster as World;
@@ -16,7 +16,7 @@ pub fn clock(world: &World, view: &View, d: &Dispatch, fast_forward: Html) -> Ht
         <div class="clock-row">
         <div class="clock">
             <span class="label">{ t(lang, Text::VirtualTime) }</span>
-            <span class="value" data-sim-time={world.now().to_string()}>{ format!("{:.2} s", world.now() as f64 / 1000.0) }</span>
+            <SimTime />
             <span class="leader-now" data-leader={world.leader().map(|l| l.to_string()).unwrap_or_default()}>{
                 leader_now(lang, world.leader().map(|l| world.display_name(l)).as_deref())
             }</span>
@@ -24,6 +24,15 @@ pub fn clock(world: &World, view: &View, d: &Dispatch, fast_forward: Html) -> Ht
         </div>
         { slow_motion_tools(world, view, d, fast_forward) }
         </div>
+    }
+}
+
+/// The virtual time, drawn every frame from the `Clock` alone.
+#[component]
+fn SimTime() -> Html {
+    let now = use_context::<Clock>().map_or(0, |c| c.0);
+    html! {
+        <span class="value" data-sim-time={now.to_string()}>{ format!("{:.2} s", now as f64 / 1000.0) }</span>
     }
 }
 
