@@ -9,9 +9,10 @@ use super::i18n::{progress_state, t, Lang, Text};
 use super::page::{Dispatch, Page};
 use super::ring::entry_kind_label;
 use super::view::Action;
-use crate::base::MemberId;
+use crate::base::{Index, MemberId};
 use crate::etcd::Cluster as World;
 use crate::raft::{EntryKind, ProgressState, RaftView};
+use std::collections::BTreeSet;
 use yew::prelude::*;
 
 /// Indices shown (the most recent ones).
@@ -72,8 +73,8 @@ pub fn LogScroll(props: &LogScrollProps) -> Html {
             }
         })
     };
-    let lab = page.lab.borrow();
-    let d = page.dispatcher();
+    let picture = log_picture(page.lab.borrow().world(), first, props.focus);
+    let (lang, d) = (props.lang, page.dispatcher());
     html! { <>
         if latest_first > 1 {
             <label class="log-scroll">
@@ -84,29 +85,78 @@ pub fn LogScroll(props: &LogScrollProps) -> Html {
                 <output data-log-first={first.to_string()}>{ format!("{first}–{} / {last}", (first + SHOWN - 1).min(last + 1)) }</output>
             </label>
         }
-        { window(lab.world(), first, props.focus, props.lang, &d) }
+        <LogWindow {picture} {lang} {d} />
     </> }
 }
 
-fn window(world: &World, first: u64, focus: Option<u64>, lang: Lang, d: &Dispatch) -> Html {
-    let ids = world.member_ids();
-    let last = last_index(world);
-    let end = (first + SHOWN - 1).min(last + 1).max(first);
-    let columns = first..=end;
-    // Only the shown entries are described (a long log would cost every frame).
-    let views: Vec<(MemberId, Option<RaftView>)> = ids
-        .iter()
-        .map(|id| (*id, world.raft_view_of(*id, columns.clone())))
+/// What the log window draws, as plain data: the page renders this panel at every event of
+/// the world, and most of them (a tick, a heartbeat) change none of it, so the window is
+/// drawn only when this changes.
+#[derive(Clone, Debug, PartialEq)]
+struct LogPicture {
+    first: u64,
+    end: u64,
+    focus: Option<u64>,
+    leader: Option<MemberId>,
+    rows: Vec<LogRow>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct LogRow {
+    id: MemberId,
+    name: String,
+    /// Only the shown entries (a long log would cost every frame); none for a stopped member.
+    view: Option<RaftView>,
+    doomed: BTreeSet<Index>,
+}
+
+fn log_picture(world: &World, first: u64, focus: Option<u64>) -> LogPicture {
+    let end = (first + SHOWN - 1).min(last_index(world) + 1).max(first);
+    let rows = world
+        .member_ids()
+        .into_iter()
+        .map(|id| LogRow {
+            id,
+            name: world.display_name(id),
+            view: world.raft_view_of(id, first..=end).map(|mut v| {
+                // What moves with every tick or answer and is not drawn here.
+                (v.election_elapsed, v.election_timeout) = (0, 0);
+                v.progress.iter_mut().for_each(|p| p.recent_active = false);
+                v
+            }),
+            doomed: world.entries_to_be_overwritten(id),
+        })
         .collect();
-    let leader = world.leader();
+    LogPicture {
+        first,
+        end,
+        focus,
+        leader: world.leader(),
+        rows,
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct LogWindowProps {
+    picture: LogPicture,
+    lang: Lang,
+    d: Dispatch,
+}
+
+#[component]
+fn LogWindow(props: &LogWindowProps) -> Html {
+    let (pic, lang, d) = (&props.picture, props.lang, &props.d);
+    let (focus, leader) = (pic.focus, pic.leader);
+    let columns = pic.first..=pic.end;
     let leader_view = leader
-        .and_then(|l| views.iter().find(|(id, _)| *id == l))
-        .and_then(|(_, v)| v.as_ref());
+        .and_then(|l| pic.rows.iter().find(|r| r.id == l))
+        .and_then(|r| r.view.as_ref());
     let focus_bar = focus.map(|f| {
         let d = d.clone();
-        let summary = views
+        let summary = pic
+            .rows
             .iter()
-            .filter_map(|(_, v)| v.as_ref())
+            .filter_map(|r| r.view.as_ref())
             .find_map(|v| v.log.iter().find(|e| e.index == f))
             .map(|e| format!(" (term {}): {}", e.term, e.summary))
             .unwrap_or_default();
@@ -120,9 +170,9 @@ fn window(world: &World, first: u64, focus: Option<u64>, lang: Lang, d: &Dispatc
     });
     // One line across every row: the leader's commit index (else the highest any member knows).
     let commit = leader_view.map(|v| v.commit).unwrap_or_else(|| {
-        views
+        pic.rows
             .iter()
-            .filter_map(|(_, v)| v.as_ref().map(|v| v.commit))
+            .filter_map(|r| r.view.as_ref().map(|v| v.commit))
             .max()
             .unwrap_or(0)
     });
@@ -133,12 +183,12 @@ fn window(world: &World, first: u64, focus: Option<u64>, lang: Lang, d: &Dispatc
             <div class="log-grid" style={format!("--cols: {}", columns.clone().count())}>
                 <span class="log-name" />
                 { for columns.clone().map(|i| html! { <span class={classes!("log-index", (focus == Some(i)).then_some("focused"), edge(i))}>{ i }</span> }) }
-                { for views.iter().map(|(id, view)| {
-                    let progress = leader_view.and_then(|lv| lv.progress.iter().find(|p| p.member == *id && lv.id != *id));
-                    let doomed = world.entries_to_be_overwritten(*id);
+                { for pic.rows.iter().map(|row| {
+                    let id = row.id;
+                    let progress = leader_view.and_then(|lv| lv.progress.iter().find(|p| p.member == id && lv.id != id));
                     html! { <>
-                        <span class={classes!("log-name", (leader == Some(*id)).then_some("is-leader"))}>{ world.display_name(*id) }</span>
-                        { for columns.clone().map(|i| cell(view.as_ref(), i, (doomed.contains(&i), focus == Some(i), i == commit), progress.map(|p| (p.match_index, p.next_index)), lang)) }
+                        <span class={classes!("log-name", (leader == Some(id)).then_some("is-leader"))}>{ row.name.clone() }</span>
+                        { for columns.clone().map(|i| cell(row.view.as_ref(), i, (row.doomed.contains(&i), focus == Some(i), i == commit), progress.map(|p| (p.match_index, p.next_index)), lang)) }
                     </> }
                 }) }
             </div>
@@ -153,7 +203,7 @@ fn window(world: &World, first: u64, focus: Option<u64>, lang: Lang, d: &Dispatc
                 <span class="legend-item"><span class="sample commit-sample" />{ t(lang, Text::CommitLine) }</span>
                 <span class="legend-item"><span class="kind-sample">{ "put" }</span>{ t(lang, Text::EntryKinds) }</span>
             </div>
-            { progress_table(world, leader_view, lang) }
+            { progress_table(&pic.rows, leader_view, lang) }
         </div>
     }
 }
@@ -212,14 +262,19 @@ fn cell(
     }
 }
 
-fn progress_table(world: &World, leader: Option<&RaftView>, lang: Lang) -> Html {
+fn progress_table(rows: &[LogRow], leader: Option<&RaftView>, lang: Lang) -> Html {
     let Some(leader) = leader else {
         return html! {};
+    };
+    let name = |id: MemberId| {
+        rows.iter()
+            .find(|r| r.id == id)
+            .map_or_else(|| id.to_string(), |r| r.name.clone())
     };
     let rows = leader.progress.iter().filter(|p| p.member != leader.id);
     html! {
         <table class="progress" data-progress="">
-            <caption>{ format!("{} ({})", t(lang, Text::Progress), world.display_name(leader.id)) }</caption>
+            <caption>{ format!("{} ({})", t(lang, Text::Progress), name(leader.id)) }</caption>
             <thead><tr>
                 <th />
                 <th>{ t(lang, Text::Match) }</th>
@@ -230,7 +285,7 @@ fn progress_table(world: &World, leader: Option<&RaftView>, lang: Lang) -> Html 
             <tbody>
                 { for rows.map(|p| html! {
                     <tr data-progress-member={p.member.to_string()} data-progress-state={state_name(p.state)}>
-                        <th>{ world.display_name(p.member) }{ if p.learner { format!(" ({})", t(lang, Text::Learner)) } else { String::new() } }</th>
+                        <th>{ name(p.member) }{ if p.learner { format!(" ({})", t(lang, Text::Learner)) } else { String::new() } }</th>
                         <td>{ p.match_index }</td>
                         <td>{ p.next_index }</td>
                         <td><span class={classes!("pstate", state_name(p.state))}>{ progress_state(lang, p.state) }</span></td>
