@@ -21,6 +21,11 @@ use crate::etcd::{ClusterConfig as Settings, Switch};
 pub const UI_NETWORK_SETUP: &str = "latency 30ms jitter 10ms";
 /// Never advance more than this much real time in one frame (after a stall, or a hidden tab).
 const MAX_FRAME_MS: f64 = 100.0;
+/// While the run plays, the panels follow the world at most this often (real ms): with 11
+/// members at 10× something happens in every frame, and redrawing every panel each frame took
+/// more than a frame has. A command, a pause, a lesson step done show at once, and so does
+/// the first event after a quiet spell; the ring and the clock draw every frame.
+const PANELS_FOLLOW_MS: f64 = 100.0;
 /// A watched frame looks at the world at most this often (at high speeds, events are dense).
 const MAX_SLICES_PER_FRAME: f64 = 100.0;
 /// Console transcript entries kept (older ones scroll away).
@@ -264,9 +269,12 @@ pub struct Lab {
     /// Messages applied so far: a view of the run compares it to tell that the run changed.
     revision: u64,
     /// The messages that changed what the panels show: every one but the frames in which
-    /// only the clock moved (the ring and the clock follow `revision`).
+    /// only the clock moved (the ring and the clock follow `revision`), and the frames that
+    /// come less than `PANELS_FOLLOW_MS` after the last one shown.
     shown: u64,
     shown_at: Marker,
+    /// Real milliseconds played since the panels last followed the world.
+    unshown_ms: f64,
     /// The lessons: the step open on this run, and the steps done.
     lessons: Course,
     /// The console's lines still running (their time passes in slices, one per frame).
@@ -326,6 +334,7 @@ impl Lab {
             revision: 0,
             shown: 0,
             shown_at: Marker::default(),
+            unshown_ms: 0.0,
             lessons: Course::default(),
             long: LongRun::default(),
         };
@@ -348,6 +357,7 @@ impl Lab {
             revision: 0,
             shown: 0,
             shown_at: Marker::default(),
+            unshown_ms: 0.0,
             lessons: Course::default(),
             long: LongRun::default(),
         };
@@ -493,12 +503,18 @@ impl Lab {
     /// Does what `msg` asks of the run; the returned action tells the view what happened.
     pub fn apply(&mut self, msg: Msg) -> Action {
         self.revision += 1;
-        let frame = matches!(msg, Msg::Frame { .. });
+        let frame_ms = match msg {
+            Msg::Frame { real_ms, .. } => Some(real_ms),
+            _ => None,
+        };
         let (action, lesson_done) = self.apply_observed(msg);
         let at = self.marker();
-        if !frame || lesson_done || at != self.shown_at {
+        self.unshown_ms += frame_ms.unwrap_or(0.0);
+        let due = self.unshown_ms >= PANELS_FOLLOW_MS && at != self.shown_at;
+        if frame_ms.is_none() || lesson_done || due {
             self.shown += 1;
             self.shown_at = at;
+            self.unshown_ms = 0.0;
         }
         action
     }
@@ -1223,10 +1239,42 @@ mod tests {
         );
         let to_next = gap(&lab).unwrap_or(1);
         frame(&mut lab, to_next);
+        // Within PANELS_FOLLOW_MS of real time since the panels last followed the world.
+        for _ in 0..PANELS_FOLLOW_MS as u64 {
+            if lab.shown_revision() > shown {
+                break;
+            }
+            frame(&mut lab, 1);
+        }
         assert!(lab.shown_revision() > shown, "an event happened");
         let shown = lab.shown_revision();
         lab.apply(Msg::Command("status".into()));
         assert!(lab.shown_revision() > shown, "a command was run");
+    }
+
+    #[test]
+    fn at_speed_the_panels_follow_the_world_ten_times_a_second_and_a_command_at_once() {
+        let mut lab = lab();
+        lab.apply(Msg::Command("wait leader".into()));
+        let steps = lab.world().steps();
+        let shown = lab.shown_revision();
+        // Two seconds of 60 frames a second at 10×: something happens in most frames.
+        for _ in 0..120 {
+            lab.apply(Msg::Frame {
+                real_ms: 1000.0 / 60.0,
+                pace: Pace::steady(10.0),
+            });
+        }
+        assert!(lab.world().steps() > steps + 120, "the world was busy");
+        let followed = lab.shown_revision() - shown;
+        let most = (2000.0 / PANELS_FOLLOW_MS) as u64 + 1;
+        assert!(
+            (most / 2..=most).contains(&followed),
+            "{followed} of {most}"
+        );
+        let shown = lab.shown_revision();
+        lab.apply(Msg::Command("status".into()));
+        assert_eq!(lab.shown_revision(), shown + 1, "a command shows at once");
     }
 
     #[test]
