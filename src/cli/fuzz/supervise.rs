@@ -119,7 +119,7 @@ fn killed(
             continue;
         };
         let again = again_args(name, args.seed, *input);
-        let Ok(alone) = spawn(&with_corpus(again, args), None) else {
+        let Ok(alone) = spawn(&with_corpus(again.clone(), args), None) else {
             continue;
         };
         if alone.code().is_none() {
@@ -128,7 +128,7 @@ fn killed(
                 "fuzz {name}: KILLED: input {input} (seed {}) kills the process ({alone})\n  input: {}\n  again: raftlab fuzz {}\n",
                 args.seed,
                 shown(&job.input(*input)),
-                again_args(name, args.seed, *input).join(" ")
+                again.join(" ")
             );
         }
     }
