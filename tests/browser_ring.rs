@@ -1,6 +1,7 @@
 //! Browser stories of the ring and its panels (issue 17, points 6, 7, 8, 9, 12, 13): the
 //! ring's member menu, tally and frozen members; feedback beside the controls; the logs'
-//! encoding; message labels; the seed field; the network shown as a state.
+//! encoding; message labels; the seed field; the network shown as a state; message dots that
+//! glide on their own (issue 14).
 //!
 //! Run: `trunk build --release && RAFTLAB_BROWSER=1 cargo test --test browser_ring -- --nocapture`
 
@@ -8,6 +9,7 @@ mod browser_support;
 
 use browser_support::raftlab::{PAUSE, STEP};
 use browser_support::{story, wait_for, Harness, Member, Page, Result};
+use serde_json::json;
 
 async fn value_of(page: &Page, selector: &str) -> Result<String> {
     let v = page
@@ -368,6 +370,49 @@ fn message_labels_sit_beside_their_edges() {
                 "{legend}"
             );
             page.screenshot("labels-faded-1280x720").await?;
+            Ok(())
+        },
+    );
+}
+
+/// Watches one message dot for `ms` of real time: whether it moved, how often the page wrote
+/// to it, and whether it was still on the wire at the end.
+const WATCH_DOT: &str = "const [ms] = arguments;
+    const e = document.querySelector('[data-message]');
+    if (!e) return null;
+    const at = () => getComputedStyle(e).transform;
+    const first = at();
+    let writes = 0;
+    const o = new MutationObserver(m => { writes += m.length; });
+    o.observe(e, { attributes: true, subtree: true });
+    return new Promise(done => setTimeout(() => {
+        o.disconnect();
+        done({ moved: at() !== first, writes, flying: e.isConnected });
+    }, ms));";
+
+/// A message dot glides to where it lands on its own (a CSS animation the compositor runs):
+/// the page does not write to it while it flies, and it stands still while the run is paused.
+#[test]
+fn message_dots_glide_without_being_drawn_again() {
+    story(
+        "message_dots_glide_without_being_drawn_again",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            page.wait_single_leader().await?;
+            page.set_speed(0.05).await?;
+            let watched = wait_for("a dot watched in flight", async || {
+                page.wait_exists("[data-message]").await?;
+                let seen = page.execute(WATCH_DOT, vec![json!(60)]).await?;
+                Ok((seen["flying"] == json!(true)).then_some(seen))
+            })
+            .await?;
+            assert_eq!(watched["moved"], json!(true), "{watched}");
+            assert_eq!(watched["writes"], json!(0), "{watched}");
+            page.pause().await?;
+            step_until(&page, "[data-message]", 50).await?;
+            let still = page.execute(WATCH_DOT, vec![json!(150)]).await?;
+            assert_eq!(still["moved"], json!(false), "paused: {still}");
+            assert_eq!(still["flying"], json!(true), "paused: {still}");
             Ok(())
         },
     );

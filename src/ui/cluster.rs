@@ -7,13 +7,14 @@
 use super::a11y::tab_after_key;
 use super::dom;
 use super::i18n::{member_label, message_label, role, t, Lang, Text};
-use super::lab::Msg;
+use super::lab::{Msg, Timeline};
 use super::page::{Clock, Dispatch, Page};
 use super::ring::{self, EdgeLabel, LabelMetrics, Placed, Wire};
 use super::view::Action;
 use crate::base::{MemberId, Millis};
 use crate::etcd::{Cluster as World, PartitionView};
 use crate::sim::InFlight;
+use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -114,19 +115,33 @@ pub struct NodePicture {
     pub answers: Vec<(MemberId, bool)>,
 }
 
-/// One message dot where it is now.
+/// One message on the wire, drawn from where it leaves to where it lands (edge to edge, not
+/// centre to centre).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dot {
     pub id: u64,
     pub kind: &'static str,
     pub from: MemberId,
     pub to: MemberId,
-    pub x: f64,
-    pub y: f64,
+    pub start: (f64, f64),
+    pub end: (f64, f64),
+    pub sent_ms: Millis,
+    pub arrive_ms: Millis,
     pub describe: crate::sim::Line,
 }
 
-/// Everything the ring draws, taken from the world once per frame.
+impl Dot {
+    /// Where it is at virtual time `now`.
+    pub fn at(&self, now: Millis) -> (f64, f64) {
+        let span = self.arrive_ms.saturating_sub(self.sent_ms).max(1) as f64;
+        let p = (now.saturating_sub(self.sent_ms) as f64 / span).clamp(0.0, 1.0);
+        let ((x1, y1), (x2, y2)) = (self.start, self.end);
+        (x1 + (x2 - x1) * p, y1 + (y2 - y1) * p)
+    }
+}
+
+/// Everything the ring draws, taken from the world when something happens in it (the messages
+/// move on their own: see `MessageDot`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RingPicture {
     pub nodes: Vec<NodePicture>,
@@ -140,25 +155,24 @@ pub struct RingPicture {
     pub partition: PartitionView,
 }
 
-fn dot(m: &InFlight, now: Millis, ids: &[MemberId], radius: f64) -> Option<Dot> {
+fn dot(m: &InFlight, ids: &[MemberId], radius: f64) -> Option<Dot> {
     let count = ids.len();
     let fi = ids.iter().position(|i| *i == m.from)?;
     let ti = ids.iter().position(|i| *i == m.to)?;
     let ((x1, y1), (x2, y2)) = (position(fi, count), position(ti, count));
-    let span = (m.arrive_ms.saturating_sub(m.sent_ms)).max(1) as f64;
-    let p = (now.saturating_sub(m.sent_ms) as f64 / span).clamp(0.0, 1.0);
-    // Travel from edge to edge, not centre to centre.
     let (dx, dy) = (x2 - x1, y2 - y1);
     let len = (dx * dx + dy * dy).sqrt().max(1.0);
     let edge = (radius / len).min(0.45);
-    let q = edge + (1.0 - 2.0 * edge) * p;
+    let along = |q: f64| (x1 + dx * q, y1 + dy * q);
     Some(Dot {
         id: m.id,
         kind: m.kind,
         from: m.from,
         to: m.to,
-        x: x1 + dx * q,
-        y: y1 + dy * q,
+        start: along(edge),
+        end: along(1.0 - edge),
+        sent_ms: m.sent_ms,
+        arrive_ms: m.arrive_ms,
         describe: m.describe.clone(),
     })
 }
@@ -195,7 +209,6 @@ pub fn picture(world: &World) -> RingPicture {
     let ids = world.member_ids();
     let count = ids.len();
     let radius = node_radius(count);
-    let now = world.now();
     let needed = world.quorum_view().quorum;
     let nodes: Vec<NodePicture> = ids
         .iter()
@@ -227,10 +240,7 @@ pub fn picture(world: &World) -> RingPicture {
         .and_then(|l| world.kv_view(l))
         .map_or(0, |v| v.revision);
     RingPicture {
-        dots: flying
-            .iter()
-            .filter_map(|m| dot(m, now, &ids, radius))
-            .collect(),
+        dots: flying.iter().filter_map(|m| dot(m, &ids, radius)).collect(),
         labels,
         client_write: world.leader().map(|l| ring::client_write(l, revision)),
         partition: world.partition_view(),
@@ -267,27 +277,41 @@ fn placed_labels(pic: &RingPicture, font: f64) -> Vec<Placed> {
     )
 }
 
-/// The ring as the world is at this frame: the picture is taken every frame (the clock moves
-/// the messages), and the ring draws only a picture that changed.
+/// The ring as the world is at this frame: the picture is taken again when an event happened
+/// or the run changed, and the ring draws only a picture that changed.
 #[component]
 pub fn LiveRing() -> Html {
     use_context::<Clock>();
+    let taken = use_mut_ref(|| None::<(Taken, Rc<RingPicture>)>);
     let Some(page) = use_context::<Page>() else {
         return html! {};
     };
-    let picture = picture(page.lab.borrow().world());
+    let lab = page.lab.borrow();
+    let timeline = lab.timeline();
+    let at = (timeline.epoch, lab.world().steps(), lab.shown_revision());
+    let picture = match &*taken.borrow() {
+        Some((when, picture)) if *when == at => picture.clone(),
+        _ => Rc::new(picture(lab.world())),
+    };
+    *taken.borrow_mut() = Some((at, picture.clone()));
     let view = &page.view;
     html! {
-        <Ring {picture} presenter={view.presenter} lang={view.lang}
-            selected={view.selected_message} d={page.dispatcher()} />
+        <Ring {picture} {timeline} playing={view.playing} presenter={view.presenter}
+            lang={view.lang} selected={view.selected_message} d={page.dispatcher()} />
     }
 }
+
+/// When a picture was taken: the timeline, the world's events, the run's shown revision.
+type Taken = (u64, u64, u64);
 
 /// All plain data (and a dispatcher that stays the same), so a frame whose picture is the
 /// last one's skips the ring entirely.
 #[derive(Properties, PartialEq)]
 pub struct RingProps {
-    pub picture: RingPicture,
+    pub picture: Rc<RingPicture>,
+    pub timeline: Timeline,
+    /// Whether the run plays: the messages stand still while it does not.
+    pub playing: bool,
     pub presenter: bool,
     pub lang: Lang,
     pub selected: Option<u64>,
@@ -373,6 +397,12 @@ pub fn Ring(props: &RingProps) -> Html {
         let d = props.d.clone();
         Callback::from(move |id: u64| d.dispatch(Action::SelectMessage(Some(id))))
     };
+    let now = page.as_ref().map_or(0, |p| p.lab.borrow().world().now());
+    let glide = Glide {
+        epoch: props.timeline.epoch,
+        now,
+        speed: props.timeline.speed,
+    };
     let placed = placed_labels(pic, font);
     let menu_html = menu
         .and_then(|a| pic.nodes.iter().find(|n| n.id == a.member).map(|n| (a, n)))
@@ -394,7 +424,9 @@ pub fn Ring(props: &RingProps) -> Html {
                     node(n, i, pic, lang, (&toggle, open))
                 }) }</g>
                 // Messages last, on top of the members, so every one of them can be clicked.
-                <g class="messages">{ for pic.dots.iter().map(|d| message_dot(d, &pic.nodes, lang, props.selected, &on_select)) }</g>
+                <g class={classes!("messages", (!props.playing).then_some("still"))}>
+                    { for pic.dots.iter().map(|d| message_dot(d, &pic.nodes, lang, (props.selected, &on_select), glide)) }
+                </g>
                 <g class="labels">{ for pic.labels.iter().zip(&placed).map(|(l, p)| label(l, p, &pic.nodes, font)) }</g>
             </svg>
             { for menu_html }
@@ -534,35 +566,88 @@ fn message_dot(
     d: &Dot,
     nodes: &[NodePicture],
     lang: Lang,
-    selected: Option<u64>,
-    on_select: &Callback<u64>,
+    (selected, on_select): (Option<u64>, &Callback<u64>),
+    glide: Glide,
 ) -> Html {
-    let id = d.id;
-    let onclick = on_select.reform(move |_: MouseEvent| id);
-    let onkeydown = {
-        let on_select = on_select.clone();
-        on_activate(move || on_select.emit(id))
-    };
     let name = |m: MemberId| {
         nodes
             .iter()
             .find(|n| n.id == m)
             .map_or_else(|| m.to_string(), |n| n.name.clone())
     };
-    let spoken = message_label(lang, id, d.kind, &name(d.from), &name(d.to));
-    let class = classes!(
-        message_class(d.kind),
-        (selected == Some(id)).then_some("selected")
-    );
-    let (x, y) = (format!("{:.1}", d.x), format!("{:.1}", d.y));
+    let spoken = message_label(lang, d.id, d.kind, &name(d.from), &name(d.to));
     html! {
-        <g class={class} key={id} data-message={id.to_string()} data-kind={d.kind} onclick={onclick}
-           tabindex="0" role="button" {onkeydown}>
-            <title>{ format!("{spoken}: {}", d.describe) }</title>
-            <circle class="hit" cx={x.clone()} cy={y.clone()} r="16" />
-            <circle class="dot" cx={x} cy={y} r="7" />
+        <MessageDot key={d.id} dot={d.clone()} title={format!("{spoken}: {}", d.describe)}
+            selected={selected == Some(d.id)} on_select={on_select.clone()} {glide} />
+    }
+}
+
+/// How the messages move: from the virtual time `now` at `speed`, until the timeline `epoch`
+/// ends.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Glide {
+    pub epoch: u64,
+    pub now: Millis,
+    pub speed: f64,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct MessageDotProps {
+    pub dot: Dot,
+    pub title: String,
+    pub selected: bool,
+    pub on_select: Callback<u64>,
+    pub glide: Glide,
+}
+
+/// A message dot glides to where it lands as a CSS animation of its transform, which the
+/// compositor runs: moved from Rust each frame, the dots cost a style, a layout and a paint
+/// of the ring in every frame. Its path is worked out when it appears and again when the
+/// timeline changes (a new animation name restarts the animation from there).
+#[component]
+fn MessageDot(props: &MessageDotProps) -> Html {
+    let d = &props.dot;
+    let restarts = use_mut_ref(|| 0u32);
+    let style = {
+        let (d, glide, restarts) = (d.clone(), props.glide, restarts.clone());
+        use_memo(props.glide.epoch, move |_| {
+            let mut n = restarts.borrow_mut();
+            *n += 1;
+            glide_style(&d, glide, *n % 2 == 0)
+        })
+    };
+    let id = d.id;
+    let onclick = props.on_select.reform(move |_: MouseEvent| id);
+    let onkeydown = {
+        let on_select = props.on_select.clone();
+        on_activate(move || on_select.emit(id))
+    };
+    let class = classes!(message_class(d.kind), props.selected.then_some("selected"));
+    html! {
+        <g class={class} style={(*style).clone()} data-message={id.to_string()} data-kind={d.kind}
+           onclick={onclick} tabindex="0" role="button" {onkeydown}>
+            <title>{ props.title.clone() }</title>
+            <circle class="hit" r="16" />
+            <circle class="dot" r="7" />
         </g>
     }
+}
+
+/// The dot's place now (where it stays without motion), and its glide from there to where it
+/// lands, timed in real ms at the timeline's speed.
+fn glide_style(d: &Dot, glide: Glide, flip: bool) -> String {
+    let (x, y) = d.at(glide.now);
+    let place = format!("transform:translate({x:.1}px,{y:.1}px)");
+    if glide.speed <= 0.0 {
+        return place;
+    }
+    let (ex, ey) = d.end;
+    let ms = d.arrive_ms.saturating_sub(glide.now) as f64 / glide.speed;
+    let name = if flip { "glide-b" } else { "glide-a" };
+    format!(
+        "{place};--x0:{x:.1}px;--y0:{y:.1}px;--x1:{ex:.1}px;--y1:{ey:.1}px;\
+         animation-name:{name};animation-duration:{ms:.0}ms"
+    )
 }
 
 fn label(l: &EdgeLabel, p: &Placed, nodes: &[NodePicture], font: f64) -> Html {

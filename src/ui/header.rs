@@ -4,7 +4,7 @@
 use super::i18n::{t, Text};
 use super::lab::{Lab, Msg};
 use super::page::{Clock, Dispatch, Page};
-use super::view::{Action, View};
+use super::view::{shown_time, Action, View};
 use crate::etcd::Preset;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -75,8 +75,9 @@ fn TimeSlider() -> Html {
     let (lab, d) = (page.lab.borrow(), page.dispatcher());
     let on_time = on_number::<Event, f64>(&d, |v| Msg::Scrub(v.max(0.0) as u64));
     let hold = Callback::from(move |_: PointerEvent| d.dispatch(Action::Pause));
-    let now = lab.world().now();
-    let horizon = lab.horizon_ms().max(1);
+    let playing = page.view.playing && !lab.is_behind();
+    let now = shown_time(lab.world().now(), playing);
+    let horizon = shown_time(lab.horizon_ms(), playing).max(1);
     html! {
         <label class="time"><span class="label-text">{ t(page.view.lang, Text::Time) }</span>
             <input type="range" min="0" max={horizon.to_string()} step="1" data-control="time"

@@ -9,7 +9,7 @@ use super::lessons::{Course, LessonMsg};
 use super::long_run::{LongRun, Progress};
 use super::recorder::{Recorder, WIRE_LOG};
 use super::share::{self, Shared};
-use super::view::{Action, Notice, Pace, Scrubbed, View};
+use super::view::{shown_time, Action, Notice, Pace, Scrubbed, View};
 use crate::base::Millis;
 use crate::check::Violation;
 use crate::console::script::{self, ScriptLine};
@@ -266,6 +266,7 @@ pub struct Lab {
     playback: Option<Playback>,
     /// Virtual milliseconds owed but not yet run (fractions carry over between frames).
     carry_ms: f64,
+    timeline: Timeline,
     /// Messages applied so far: a view of the run compares it to tell that the run changed.
     revision: u64,
     /// The messages that changed what the panels show: every one but the frames in which
@@ -279,6 +280,17 @@ pub struct Lab {
     lessons: Course,
     /// The console's lines still running (their time passes in slices, one per frame).
     long: LongRun,
+}
+
+/// How virtual time follows real time: the ring's message dots glide on the compositor at the
+/// speed they were drawn at, so they are drawn again whenever that stops holding (a command, a
+/// scrub, a new speed, a frame cut short).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timeline {
+    /// The revision at which virtual time last jumped or changed pace.
+    pub epoch: u64,
+    /// Virtual ms per real ms, as the last frame played.
+    pub speed: f64,
 }
 
 /// Where the run is, as far as a panel can tell: what changes it is an event of the world or
@@ -331,6 +343,7 @@ impl Lab {
             loaded: None,
             playback: None,
             carry_ms: 0.0,
+            timeline: Timeline::default(),
             revision: 0,
             shown: 0,
             shown_at: Marker::default(),
@@ -354,6 +367,7 @@ impl Lab {
             loaded: None,
             playback: None,
             carry_ms: 0.0,
+            timeline: Timeline::default(),
             revision: 0,
             shown: 0,
             shown_at: Marker::default(),
@@ -386,6 +400,20 @@ impl Lab {
 
     pub fn revision(&self) -> u64 {
         self.revision
+    }
+
+    pub fn timeline(&self) -> Timeline {
+        self.timeline
+    }
+
+    /// The last frame played at `speed`: a new pace starts a new timeline.
+    fn played_at(&mut self, speed: f64) {
+        if speed != self.timeline.speed {
+            self.timeline = Timeline {
+                epoch: self.revision,
+                speed,
+            };
+        }
     }
 
     /// Like `revision`, but unmoved by a frame in which no event happened.
@@ -507,7 +535,12 @@ impl Lab {
             Msg::Frame { real_ms, .. } => Some(real_ms),
             _ => None,
         };
+        let jumps = frame_ms.is_none() && !matches!(msg, Msg::View(_));
+        let drawn = self.drawn();
         let (action, lesson_done) = self.apply_observed(msg);
+        if jumps {
+            self.timeline.epoch = self.revision;
+        }
         let at = self.marker();
         self.unshown_ms += frame_ms.unwrap_or(0.0);
         let due = self.unshown_ms >= PANELS_FOLLOW_MS && at != self.shown_at;
@@ -516,7 +549,22 @@ impl Lab {
             self.shown_at = at;
             self.unshown_ms = 0.0;
         }
+        if frame_ms.is_some() && action == Action::Refresh && self.drawn() == drawn {
+            return Action::Quiet;
+        }
         action
+    }
+
+    /// What a frame could change on the page: the world's events, the clock as it is shown,
+    /// the timeline, what the panels show.
+    fn drawn(&self) -> (Marker, u64, u64, u64) {
+        let now = self.world().now();
+        (
+            self.marker(),
+            shown_time(now, true),
+            self.timeline.epoch,
+            self.shown,
+        )
     }
 
     /// `apply`, and whether the lesson's step got done by it.
@@ -646,10 +694,14 @@ impl Lab {
     }
 
     fn frame(&mut self, real_ms: f64, pace: Pace) {
+        if real_ms > MAX_FRAME_MS {
+            self.timeline.epoch = self.revision;
+        }
         let real_ms = real_ms.clamp(0.0, MAX_FRAME_MS);
         if pace.watches() && self.playback.is_none() {
             return self.watched_frame(real_ms, pace);
         }
+        self.played_at(pace.speed);
         self.carry_ms += real_ms * pace.speed;
         let whole = self.carry_ms.floor();
         self.carry_ms -= whole;
@@ -675,6 +727,7 @@ impl Lab {
             .max(1.0);
         loop {
             let speed = pace.speed_in(self.world());
+            self.played_at(speed);
             let budget = self.carry_ms + real_ms * speed;
             let to_next = self
                 .world()
@@ -1282,13 +1335,11 @@ mod tests {
         let mut lab = lab();
         let start = lab.world().now();
         for _ in 0..4 {
-            assert_eq!(
-                lab.apply(Msg::Frame {
-                    real_ms: 10.0,
-                    pace: Pace::steady(0.25),
-                }),
-                Action::Refresh
-            );
+            let action = lab.apply(Msg::Frame {
+                real_ms: 10.0,
+                pace: Pace::steady(0.25),
+            });
+            assert!(matches!(action, Action::Refresh | Action::Quiet));
         }
         assert_eq!(lab.world().now() - start, 10, "four frames of 2.5 ms");
         lab.apply(Msg::Frame {
@@ -1300,6 +1351,52 @@ mod tests {
             110,
             "a stalled frame counts as 100 ms"
         );
+    }
+
+    #[test]
+    fn a_frame_that_changes_nothing_shown_asks_for_no_drawing() {
+        let mut lab = lab();
+        lab.apply(Msg::Command("wait leader".into()));
+        let frame = |lab: &mut Lab| {
+            lab.apply(Msg::Frame {
+                real_ms: 1.0,
+                pace: Pace::steady(1.0),
+            })
+        };
+        frame(&mut lab); // the first frame starts the timeline at this speed
+        let (mut quiet, mut drawn) = (0, 0);
+        for _ in 0..1_000 {
+            let (steps, clock) = (lab.world().steps(), shown_time(lab.world().now(), true));
+            match frame(&mut lab) {
+                Action::Quiet => {
+                    quiet += 1;
+                    assert_eq!(lab.world().steps(), steps, "an event is drawn");
+                    assert_eq!(shown_time(lab.world().now(), true), clock, "the clock too");
+                }
+                Action::Refresh => drawn += 1,
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(quiet > 500 && drawn >= 100, "{quiet} quiet, {drawn} drawn");
+        let epoch = lab.timeline().epoch;
+        lab.apply(Msg::Frame {
+            real_ms: 1.0,
+            pace: Pace::steady(2.0),
+        });
+        assert!(
+            lab.timeline().epoch > epoch,
+            "a new speed is a new timeline"
+        );
+        let epoch = lab.timeline().epoch;
+        assert_ne!(
+            frame(&mut lab),
+            Action::Quiet,
+            "and so is the old one again"
+        );
+        assert!(lab.timeline().epoch > epoch);
+        let epoch = lab.timeline().epoch;
+        lab.apply(Msg::Command("wait 1s".into()));
+        assert!(lab.timeline().epoch > epoch, "a command jumps the timeline");
     }
 
     /// A frame of 100 ms at 1× can hold a whole election; watched, it stops where the

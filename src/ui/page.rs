@@ -19,6 +19,10 @@ impl Reducible for View {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        // The same state: Yew renders nothing.
+        if action == Action::Quiet {
+            return self;
+        }
         Rc::new(view::reduce((*self).clone(), action))
     }
 }

@@ -3,8 +3,8 @@
 
 use super::i18n::{leader_now, narrate, t, violation, Lang, Text};
 use super::lab::Msg;
-use super::page::{Clock, Dispatch};
-use super::view::{self, Action, View, REPLAY_LEAD_MS};
+use super::page::{Clock, Dispatch, Page};
+use super::view::{self, shown_time, Action, View, REPLAY_LEAD_MS};
 use crate::check::Violation;
 use crate::etcd::Cluster as World;
 use yew::prelude::*;
@@ -27,10 +27,12 @@ pub fn clock(world: &World, view: &View, d: &Dispatch, fast_forward: Html) -> Ht
     }
 }
 
-/// The virtual time, drawn every frame from the `Clock` alone.
+/// The virtual time, drawn every frame from the `Clock`.
 #[component]
 fn SimTime() -> Html {
     let now = use_context::<Clock>().map_or(0, |c| c.0);
+    let playing = use_context::<Page>().is_some_and(|p| p.view.playing);
+    let now = shown_time(now, playing);
     html! {
         <span class="value" data-sim-time={now.to_string()}>{ format!("{:.2} s", now as f64 / 1000.0) }</span>
     }

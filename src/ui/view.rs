@@ -148,6 +148,8 @@ pub enum Action {
     Loaded(Option<String>),
     /// The run moved on; nothing the view holds changed.
     Refresh,
+    /// A frame moved the run less than anything on the page shows: nothing to draw again.
+    Quiet,
     SetSlowMotion(bool),
     SetPauseOnLeaderChange(bool),
     /// The leader changed while the run played (pauses it when asked to).
@@ -209,6 +211,20 @@ impl View {
 }
 
 /// The animation clock's instructions for one frame (see [`View::pace`]).
+/// What the clock prints moves in steps of this (virtual ms): while the run plays, the clock
+/// and the time slider change only as often, not in every frame (each change costs the page a
+/// style, a layout and a paint of its own). Paused, they show the exact time.
+pub const CLOCK_STEP_MS: u64 = 10;
+
+/// `now` as the clock and the time slider show it.
+pub fn shown_time(now: u64, playing: bool) -> u64 {
+    if playing {
+        now - now % CLOCK_STEP_MS
+    } else {
+        now
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pace {
     /// Virtual ms per real ms.
@@ -283,7 +299,7 @@ pub fn reduce(mut view: View, action: Action) -> View {
                 view.notice = Some(Notice::error(text));
             }
         }
-        Action::Refresh => {}
+        Action::Refresh | Action::Quiet => {}
         Action::SetSlowMotion(on) => view.slow_motion = Some(on),
         Action::SetPauseOnLeaderChange(on) => view.pause_on_leader_change = on,
         Action::LeaderChanged => {
