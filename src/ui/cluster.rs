@@ -400,6 +400,7 @@ pub fn Ring(props: &RingProps) -> Html {
     let now = page.as_ref().map_or(0, |p| p.lab.borrow().world().now());
     let glide = Glide {
         epoch: props.timeline.epoch,
+        playing: props.playing,
         now,
         speed: props.timeline.speed,
     };
@@ -424,7 +425,7 @@ pub fn Ring(props: &RingProps) -> Html {
                     node(n, i, pic, lang, (&toggle, open))
                 }) }</g>
                 // Messages last, on top of the members, so every one of them can be clicked.
-                <g class={classes!("messages", (!props.playing).then_some("still"))}>
+                <g class="messages">
                     { for pic.dots.iter().map(|d| message_dot(d, &pic.nodes, lang, (props.selected, &on_select), glide)) }
                 </g>
                 <g class="labels">{ for pic.labels.iter().zip(&placed).map(|(l, p)| label(l, p, &pic.nodes, font)) }</g>
@@ -583,10 +584,11 @@ fn message_dot(
 }
 
 /// How the messages move: from the virtual time `now` at `speed`, until the timeline `epoch`
-/// ends.
+/// ends or the run stops playing.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Glide {
     pub epoch: u64,
+    pub playing: bool,
     pub now: Millis,
     pub speed: f64,
 }
@@ -610,7 +612,7 @@ fn MessageDot(props: &MessageDotProps) -> Html {
     let restarts = use_mut_ref(|| 0u32);
     let style = {
         let (d, glide, restarts) = (d.clone(), props.glide, restarts.clone());
-        use_memo(props.glide.epoch, move |_| {
+        use_memo((props.glide.epoch, props.glide.playing), move |_| {
             let mut n = restarts.borrow_mut();
             *n += 1;
             glide_style(&d, glide, *n % 2 == 0)
@@ -633,12 +635,13 @@ fn MessageDot(props: &MessageDotProps) -> Html {
     }
 }
 
-/// The dot's place now (where it stays without motion), and its glide from there to where it
-/// lands, timed in real ms at the timeline's speed.
+/// The dot's place now, and while the run plays, its glide from there to where it lands,
+/// timed in real ms at the timeline's speed. Paused, no animation at all: a paused one still
+/// cost the page a few ms a second.
 fn glide_style(d: &Dot, glide: Glide, flip: bool) -> String {
     let (x, y) = d.at(glide.now);
     let place = format!("transform:translate({x:.1}px,{y:.1}px)");
-    if glide.speed <= 0.0 {
+    if !glide.playing || glide.speed <= 0.0 {
         return place;
     }
     let (ex, ey) = d.end;

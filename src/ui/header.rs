@@ -64,6 +64,9 @@ fn simulation_controls(view: &View, d: &Dispatch) -> Html {
     }
 }
 
+/// How far the time slider's numbers move at once while the run plays at its end.
+const LIVE_SLIDER_STEP_MS: u64 = 1_000;
+
 /// The time slider, drawn every frame (the `Clock`): the rest of the header only when the run
 /// or the view changes.
 #[component]
@@ -75,14 +78,18 @@ fn TimeSlider() -> Html {
     let (lab, d) = (page.lab.borrow(), page.dispatcher());
     let on_time = on_number::<Event, f64>(&d, |v| Msg::Scrub(v.max(0.0) as u64));
     let hold = Callback::from(move |_: PointerEvent| d.dispatch(Action::Pause));
-    let playing = page.view.playing && !lab.is_behind();
-    let now = shown_time(lab.world().now(), playing);
-    let horizon = shown_time(lab.horizon_ms(), playing).max(1);
+    let live = page.view.playing && !lab.is_behind();
+    let now = shown_time(lab.world().now(), live);
+    let horizon = shown_time(lab.horizon_ms(), live).max(1);
+    // Playing at the end of the run, the thumb stays at the right end whatever the numbers:
+    // they move in whole seconds, not at every step of the clock (a layout of the header each).
+    let end = (horizon - horizon % LIVE_SLIDER_STEP_MS).max(1);
+    let (value, max) = if live { (end, end) } else { (now, horizon) };
     html! {
         <label class="time"><span class="label-text">{ t(page.view.lang, Text::Time) }</span>
-            <input type="range" min="0" max={horizon.to_string()} step="1" data-control="time"
+            <input type="range" min="0" max={max.to_string()} step="1" data-control="time"
                 class={classes!(lab.is_behind().then_some("has-future"))}
-                value={now.to_string()} onchange={on_time} onpointerdown={hold}
+                value={value.to_string()} onchange={on_time} onpointerdown={hold}
                 aria-valuetext={format!("{:.1} s", now as f64 / 1000.0)} />
             <output>{ if lab.is_behind() {
                 format!("{:.1} / {:.1} s", now as f64 / 1000.0, horizon as f64 / 1000.0)

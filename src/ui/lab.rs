@@ -556,14 +556,15 @@ impl Lab {
     }
 
     /// What a frame could change on the page: the world's events, the clock as it is shown,
-    /// the timeline, what the panels show.
-    fn drawn(&self) -> (Marker, u64, u64, u64) {
+    /// the timeline, what the panels show, the console (a played-back command).
+    fn drawn(&self) -> (Marker, u64, u64, u64, u64) {
         let now = self.world().now();
         (
             self.marker(),
             shown_time(now, true),
             self.timeline.epoch,
             self.shown,
+            self.transcript.edits,
         )
     }
 
