@@ -284,11 +284,6 @@ fn notices(lab: &Lab, view: &View, d: &Dispatch) -> Html {
     </> }
 }
 
-fn select_message(d: &Dispatch) -> Callback<u64> {
-    let d = d.clone();
-    Callback::from(move |id: u64| d.dispatch(Action::SelectMessage(Some(id))))
-}
-
 fn cluster_panel(lab: &Lab, view: &View, d: &Dispatch) -> Html {
     let (world, lang) = (lab.world(), view.lang);
     html! {
@@ -332,7 +327,7 @@ fn side(lab: &Lab, view: &View, d: &Dispatch) -> Html {
             <div class="panel members-panel">{ members::render(lab.world(), view.lang, &send_line) }</div>
             <div class="panel tabs-panel">
                 { tabs::tabs(view.tab, view.lang, d) }
-                { tabs::panel(lab, view, select_message(d), d) }
+                { tabs::panel(lab, view, d.select_message(), d) }
             </div>
         </section>
     }

@@ -10,7 +10,6 @@ use super::i18n::{member_label, message_label, role, t, Lang, Text};
 use super::lab::{Msg, Timeline};
 use super::page::{Clock, Dispatch, Page};
 use super::ring::{self, EdgeLabel, LabelMetrics, Placed, Wire};
-use super::view::Action;
 use crate::base::{MemberId, Millis};
 use crate::etcd::{Cluster as World, PartitionView};
 use crate::sim::InFlight;
@@ -393,10 +392,7 @@ pub fn Ring(props: &RingProps) -> Html {
     let scale = use_scale(&svg);
     let fade = use_state_eq(|| false);
     let font = label_font(*scale, props.presenter);
-    let on_select = {
-        let d = props.d.clone();
-        Callback::from(move |id: u64| d.dispatch(Action::SelectMessage(Some(id))))
-    };
+    let on_select = props.d.select_message();
     let now = page.as_ref().map_or(0, |p| p.lab.borrow().world().now());
     let glide = Glide {
         epoch: props.timeline.epoch,

@@ -6,7 +6,6 @@ use super::i18n::{t, Lang, Text};
 use super::lab::Msg;
 use super::page::Dispatch;
 use super::ring;
-use super::view::Action;
 use crate::base::MemberId;
 use crate::etcd::{Cluster as World, PartitionView};
 use std::collections::BTreeMap;
@@ -75,10 +74,9 @@ pub fn network(world: &World, lang: Lang, d: &Dispatch) -> Html {
                 if flying.is_empty() { <span class="muted">{ t(lang, Text::NoMessages) }</span> }
                 { for flying.iter().take(40).map(|m| {
                     let id = m.id;
-                    let d = d.clone();
                     html! {
                         <button class="msg-chip" data-select-message={id.to_string()}
-                            onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::SelectMessage(Some(id))))}>
+                            onclick={d.select_message().reform(move |_: MouseEvent| id)}>
                             { format!("#{id} {}→{} {}", m.from, m.to, m.kind) }
                         </button>
                     }

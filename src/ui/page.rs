@@ -67,6 +67,12 @@ impl Dispatch {
         self.lab.clone()
     }
 
+    /// A click on a message (a dot, a chip, a row) that selects it.
+    pub fn select_message(&self) -> Callback<u64> {
+        let d = self.clone();
+        Callback::from(move |id: u64| d.dispatch(Action::SelectMessage(Some(id))))
+    }
+
     /// A click that runs `line` in the console.
     pub fn command(&self, line: String) -> Callback<MouseEvent> {
         let d = self.clone();
