@@ -1,8 +1,9 @@
 //! The cluster drawn as SVG: members on a ring, messages in flight between them (one label
 //! per edge and direction, beside the edge), each member's election timer running down around
 //! it, a candidate's vote tally, and a member's actions one click away (a small menu).
-//! `LiveRing` takes a picture of the world (plain data) each frame; the `Ring` component keeps
-//! what only the page knows (which menu is open) and sends the menu's commands.
+//! `LiveRing` takes a picture of the world (plain data) when something happens in it; the
+//! `Ring` component keeps what only the page knows (which menu is open) and sends the menu's
+//! commands; a `MessageDot` glides on its own between events.
 
 use super::a11y::tab_after_key;
 use super::dom;
