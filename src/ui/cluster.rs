@@ -412,11 +412,7 @@ pub fn Ring(props: &RingProps) -> Html {
                  aria-label={t(lang, Text::Cluster)}>
                 // A group per kind: Yew matches unkeyed children by position, so in one flat
                 // list a message arriving made it rebuild members and links each frame.
-                <g class="links">{ for pic.links.iter().map(|(i, j, cut)| {
-                    let ((x1, y1), (x2, y2)) = (position(*i, count), position(*j, count));
-                    html! { <line class={if *cut { "link cut" } else { "link" }}
-                        x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} /> }
-                }) }</g>
+                <Links links={pic.links.clone()} {count} />
                 <g class="nodes">{ for pic.nodes.iter().enumerate().map(|(i, n)| {
                     let open = menu.is_some_and(|a| a.member == n.id);
                     node(n, i, pic, lang, (&toggle, open))
@@ -431,6 +427,26 @@ pub fn Ring(props: &RingProps) -> Html {
             </div>
             { ring_tools(&pic.partition, lang, &fade) }
         </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct LinksProps {
+    links: Vec<(usize, usize, bool)>,
+    count: usize,
+}
+
+/// The links between members: a component of its own, so the ring's other redraws (a message
+/// sent, a timer's tick) skip them; with 11 members there are 55, four numbers each.
+#[component]
+fn Links(props: &LinksProps) -> Html {
+    let count = props.count;
+    html! {
+        <g class="links">{ for props.links.iter().map(|(i, j, cut)| {
+            let ((x1, y1), (x2, y2)) = (position(*i, count), position(*j, count));
+            html! { <line class={if *cut { "link cut" } else { "link" }}
+                x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} /> }
+        }) }</g>
     }
 }
 
