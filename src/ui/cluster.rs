@@ -364,15 +364,16 @@ pub fn Ring(props: &RingProps) -> Html {
     let pic = &props.picture;
     let lang = props.lang;
     let count = pic.nodes.len();
+    // Made once per ring size, so the members (components) skip a redraw of the ring when
+    // theirs did not change; the member says whether its menu is open.
     let toggle = {
-        let (menu, svg, radius) = (menu.clone(), svg.clone(), pic.radius);
-        Callback::from(move |(id, x, y): (MemberId, f64, f64)| {
-            let open = menu.is_some_and(|a| a.member == id);
+        let (menu, svg) = (menu.setter(), svg.clone());
+        use_callback(pic.radius, move |(id, x, y, open): Toggle, radius| {
             let size = svg
                 .cast::<web_sys::Element>()
                 .map(|el| (f64::from(el.client_width()), f64::from(el.client_height())));
             menu.set(match (open, size) {
-                (false, Some(size)) => Some(Anchor::beside(id, (x, y), radius, size)),
+                (false, Some(size)) => Some(Anchor::beside(id, (x, y), *radius, size)),
                 _ => None,
             })
         })
@@ -402,6 +403,7 @@ pub fn Ring(props: &RingProps) -> Html {
         speed: props.timeline.speed,
     };
     let placed = placed_labels(pic, font);
+    let ids: Rc<Vec<MemberId>> = Rc::new(pic.nodes.iter().map(|n| n.id).collect());
     let menu_html = menu
         .and_then(|a| pic.nodes.iter().find(|n| n.id == a.member).map(|n| (a, n)))
         .map(|(a, n)| node_menu(n, a, pic, lang, page.as_ref(), menu.clone()));
@@ -415,7 +417,8 @@ pub fn Ring(props: &RingProps) -> Html {
                 <Links links={pic.links.clone()} {count} />
                 <g class="nodes">{ for pic.nodes.iter().enumerate().map(|(i, n)| {
                     let open = menu.is_some_and(|a| a.member == n.id);
-                    node(n, i, pic, lang, (&toggle, open))
+                    html! { <Node key={n.id.to_string()} n={n.clone()} {i} ids={ids.clone()}
+                        radius={pic.radius} {lang} {open} toggle={toggle.clone()} /> }
                 }) }</g>
                 // Messages last, on top of the members, so every one of them can be clicked.
                 <g class="messages">
@@ -497,15 +500,28 @@ fn menu_selector(id: MemberId) -> String {
     format!(r#"[data-node-menu="{id}"]"#)
 }
 
-fn node(
-    n: &NodePicture,
+/// A member's click: which, where it is drawn, and whether its menu is open.
+type Toggle = (MemberId, f64, f64, bool);
+
+#[derive(Properties, PartialEq)]
+struct NodeProps {
+    n: NodePicture,
     i: usize,
-    pic: &RingPicture,
+    /// The members in ring order (where a voter's answer mark goes).
+    ids: Rc<Vec<MemberId>>,
+    radius: f64,
     lang: Lang,
-    (toggle, open): (&Callback<(MemberId, f64, f64)>, bool),
-) -> Html {
-    let count = pic.nodes.len();
-    let radius = pic.radius;
+    open: bool,
+    toggle: Callback<Toggle>,
+}
+
+/// One member: a component, so a redraw of the ring for a message skips the members whose
+/// picture did not change.
+#[component]
+fn Node(props: &NodeProps) -> Html {
+    let (n, i, lang, open) = (&props.n, props.i, props.lang, props.open);
+    let count = props.ids.len();
+    let radius = props.radius;
     let (x, y) = position(i, count);
     let id = n.id;
     let class = classes!(
@@ -514,10 +530,10 @@ fn node(
         n.paused.then_some("paused"),
         n.leading.then_some("effective")
     );
-    let onclick = toggle.reform(move |_: MouseEvent| (id, x, y));
+    let onclick = props.toggle.reform(move |_: MouseEvent| (id, x, y, open));
     let onkeydown = {
-        let toggle = toggle.clone();
-        on_activate(move || toggle.emit((id, x, y)))
+        let toggle = props.toggle.clone();
+        on_activate(move || toggle.emit((id, x, y, open)))
     };
     // Named by its <title> (an aria-label would have to repeat the texts drawn on it).
     let spoken = format!(
@@ -531,7 +547,7 @@ fn node(
         role(lang, n.state)
     };
     html! {
-        <g class={class} key={id.to_string()} data-node={id.to_string()} data-ring-paused={n.paused.then_some("true")}
+        <g class={class} data-node={id.to_string()} data-ring-paused={n.paused.then_some("true")}
            tabindex="0" role="button" aria-haspopup="menu" aria-expanded={open.to_string()} {onclick} {onkeydown}>
             <title>{ spoken }</title>
             <circle class="halo" cx={x.to_string()} cy={y.to_string()} r={(radius + 9.0).to_string()} />
@@ -550,23 +566,17 @@ fn node(
                     { format!("✓{} ✕{} · {} {}", tally.granted, tally.refused, t(lang, Text::TallyNeed), tally.needed) }
                 </text>
             }
-            { for n.answers.iter().filter(|(v, _)| *v != id).map(|(voter, granted)| answer_mark(*voter, *granted, &pic.nodes, count, radius)) }
+            { for n.answers.iter().filter(|(v, _)| *v != id).map(|(voter, granted)| answer_mark(*voter, *granted, &props.ids, radius)) }
         </g>
     }
 }
 
 /// A ✓ or ✕ on a voter's halo, facing the candidate it answered.
-fn answer_mark(
-    voter: MemberId,
-    granted: bool,
-    nodes: &[NodePicture],
-    count: usize,
-    radius: f64,
-) -> Html {
-    let Some(vi) = nodes.iter().position(|n| n.id == voter) else {
+fn answer_mark(voter: MemberId, granted: bool, ids: &[MemberId], radius: f64) -> Html {
+    let Some(vi) = ids.iter().position(|m| *m == voter) else {
         return html! {};
     };
-    let (x, y) = position(vi, count);
+    let (x, y) = position(vi, ids.len());
     let (ox, oy) = ((x - CENTER) / RING, (y - CENTER) / RING);
     let (mx, my) = (x - ox * (radius + 14.0), y - oy * (radius + 14.0));
     html! {
