@@ -67,8 +67,8 @@ fn simulation_controls(view: &View, d: &Dispatch) -> Html {
 /// How far the time slider's numbers move at once while the run plays at its end.
 const LIVE_SLIDER_STEP_MS: u64 = 1_000;
 
-/// The time slider, drawn every frame (the `Clock`): the rest of the header only when the run
-/// or the view changes.
+/// The time slider, drawn in every frame that draws (the `Clock`): the rest of the header only
+/// when the run or the view changes.
 #[component]
 fn TimeSlider() -> Html {
     use_context::<Clock>();

@@ -24,7 +24,8 @@ const MAX_FRAME_MS: f64 = 100.0;
 /// While the run plays, the panels follow the world at most this often (real ms): with 11
 /// members at 10× something happens in every frame, and redrawing every panel each frame took
 /// more than a frame has. A command, a pause, a lesson step done show at once, and so does
-/// the first event after a quiet spell; the ring and the clock draw every frame.
+/// the first event after a quiet spell; the ring draws at every event, the clock at each of
+/// its steps (see `drawn`).
 const PANELS_FOLLOW_MS: f64 = 100.0;
 /// A watched frame looks at the world at most this often (at high speeds, events are dense).
 const MAX_SLICES_PER_FRAME: f64 = 100.0;

@@ -95,7 +95,7 @@ pub struct Page {
     pub lab: Rc<RefCell<Lab>>,
     /// The run's shown revision when this render began: the run changes in place, so the
     /// context tells its readers to render again by this number, which a frame that only moved
-    /// the clock leaves alone (`Stage` renders every frame, for the ring and the clock).
+    /// the clock leaves alone (the ring, the clock and the time slider follow the `Clock`).
     lab_revision: u64,
     pub view: UseReducerHandle<View>,
 }

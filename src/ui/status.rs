@@ -27,7 +27,7 @@ pub fn clock(world: &World, view: &View, d: &Dispatch, fast_forward: Html) -> Ht
     }
 }
 
-/// The virtual time, drawn every frame from the `Clock`.
+/// The virtual time, drawn from the `Clock` in every frame that draws.
 #[component]
 fn SimTime() -> Html {
     let now = use_context::<Clock>().map_or(0, |c| c.0);

@@ -210,7 +210,6 @@ impl View {
     }
 }
 
-/// The animation clock's instructions for one frame (see [`View::pace`]).
 /// What the clock prints moves in steps of this (virtual ms): while the run plays, the clock
 /// and the time slider change only as often, not in every frame (each change costs the page a
 /// style, a layout and a paint of its own). Paused, they show the exact time.
@@ -225,6 +224,7 @@ pub fn shown_time(now: u64, playing: bool) -> u64 {
     }
 }
 
+/// The animation clock's instructions for one frame (see [`View::pace`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pace {
     /// Virtual ms per real ms.
