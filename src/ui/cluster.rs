@@ -659,8 +659,8 @@ fn MessageDot(props: &MessageDotProps) -> Html {
 }
 
 /// The dot's place now, and while the run plays, its glide from there to where it lands,
-/// timed in real ms at the timeline's speed. Paused, no animation at all: a paused one still
-/// cost the page a few ms a second.
+/// timed in real ms at the timeline's speed. Paused, no animation at all: nothing is left for
+/// the compositor to keep, and a scrub or a step places the dot exactly.
 fn glide_style(d: &Dot, glide: Glide, flip: bool) -> String {
     let (x, y) = d.at(glide.now);
     let place = format!("transform:translate({x:.1}px,{y:.1}px)");
