@@ -367,12 +367,12 @@ async fn steady_phases(page: &Page) -> Result {
     Ok(())
 }
 
-/// A phase of the page playing: its main thread per second, and its frames (which the busy
-/// figures are over: a page that keeps up with more frames does more work a second).
+/// A phase of the page playing: its main thread per second, then (over as many seconds more)
+/// its frames. Not at once: the probe's own `requestAnimationFrame` makes the browser draw a
+/// frame at every vsync, which a page that sleeps between changes would not have asked for.
 async fn playing_phase(page: &Page, name: &str) -> Result {
-    let before = metrics(page).await?;
+    let busy = phase_on(page).await?;
     let f = page.frame_times(phase_seconds()).await?;
-    let busy = metrics(page).await?.busy_since(&before);
     println!(
         "bench-row page {name}: {busy}; frame work p50 {:.1} ms, p95 {:.1} ms; \
          frame interval p95 {:.1} ms ({} frames)",

@@ -418,6 +418,43 @@ fn message_dots_glide_without_being_drawn_again() {
     );
 }
 
+/// Counts the page's requests for an animation frame over `ms` of real time (the page's
+/// wasm calls `window.requestAnimationFrame` by name, so wrapping it counts them).
+const COUNT_FRAME_REQUESTS: &str = "const [ms] = arguments;
+    const own = window.requestAnimationFrame;
+    let asked = 0;
+    window.requestAnimationFrame = f => { asked += 1; return own.call(window, f); };
+    return new Promise(done => setTimeout(() => {
+        window.requestAnimationFrame = own;
+        done(asked);
+    }, ms));";
+
+/// Between the moments it shows something new the page sleeps: at 0.01× its clock moves a
+/// step a second and its world about as often, so it asks for a few frames in two seconds,
+/// not 120; the run still plays in real time, and a command typed meanwhile runs.
+#[test]
+fn a_slow_run_asks_for_a_frame_only_when_it_has_something_to_show() {
+    story(
+        "a_slow_run_asks_for_a_frame_only_when_it_has_something_to_show",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            page.wait_single_leader().await?;
+            page.set_speed(0.01).await?;
+            let start = page.sim_time().await?.unwrap_or(0);
+            let asked = page
+                .execute(COUNT_FRAME_REQUESTS, vec![json!(2000)])
+                .await?;
+            let asked = asked.as_u64().ok_or(format!("frame requests: {asked}"))?;
+            println!("{asked} frames asked for in 2 s at 0.01x");
+            assert!(asked <= 12, "{asked} frames asked for in 2 s at 0.01x");
+            page.wait_sim_time(start + 10).await?;
+            let out = page.console("etcdctl put k v").await?;
+            assert!(out.trim_end().ends_with("OK"), "{out}");
+            Ok(())
+        },
+    );
+}
+
 /// Point 9: typing into the seed field while the run plays keeps what is typed; Enter applies
 /// it; a bad value is refused, saying why, and the run keeps its seed.
 #[test]

@@ -48,20 +48,20 @@ fn App() -> Html {
 }
 
 /// The animation clock: each frame plays the run at the view's speed for the world as it is
-/// (slow motion), and tells the view when the leader changed (to pause there if asked).
+/// (slow motion), then sleeps until the run would show something new; a command, a new speed
+/// or a new timeline wakes it.
 #[hook]
 fn use_clock(page: &Page) {
     let pace = page.view.pace();
-    let (d, lab) = (page.dispatcher(), page.lab.clone());
-    frames::use_animation_frames(
+    let (d, lab, played) = (page.dispatcher(), page.lab.clone(), page.played.clone());
+    let wake = (lab.borrow().timeline(), pace);
+    use_effect_with(page.view.playing, move |_| move || played.stop());
+    frames::use_frames(
         page.view.playing,
-        Callback::from(move |real_ms| {
-            let before = lab.borrow().world().leader();
-            d.dispatch(Msg::Frame { real_ms, pace });
-            let after = lab.borrow().world().leader();
-            if after.is_some() && after != before {
-                d.dispatch(Action::LeaderChanged);
-            }
+        wake,
+        Callback::from(move |now| {
+            d.play_to(now, pace);
+            lab.borrow_mut().sleep_ms(pace)
         }),
     );
 }

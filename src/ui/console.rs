@@ -171,14 +171,14 @@ pub fn use_long_runs(page: &Page) {
     let d = page.dispatcher();
     let slice = use_mut_ref(|| Rc::new(Cell::new(SLICE_START_MS)));
     let slice = slice.borrow().clone();
-    super::frames::use_animation_frames(
+    super::frames::use_frames(
         active,
-        Callback::from(move |_real_ms| {
-            let clock = web_sys::window().and_then(|w| w.performance());
-            let now = || clock.as_ref().map_or(0.0, web_sys::Performance::now);
-            let started = now();
+        (),
+        Callback::from(move |_| {
+            let started = super::dom::now_ms();
             d.dispatch(Msg::Continue(slice.get()));
-            slice.set(next_slice(slice.get(), now() - started));
+            slice.set(next_slice(slice.get(), super::dom::now_ms() - started));
+            0.0
         }),
     );
 }

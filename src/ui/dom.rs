@@ -14,6 +14,13 @@ fn js_error(e: JsValue) -> String {
         .unwrap_or_else(|| "the browser refused".into())
 }
 
+/// Real time in ms on `performance.now()`'s clock, the one animation frames are stamped with.
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
 fn local() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
 }

@@ -1,5 +1,6 @@
 //! The animation clock: `requestAnimationFrame` while active, nothing at all otherwise, so a
-//! paused simulation or a hidden tab costs no CPU.
+//! paused simulation or a hidden tab costs no CPU. Between frames that would show nothing new
+//! it sleeps on a timer: the browser then draws no frame of the page's own.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -7,54 +8,119 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+/// A sleep shorter than this is the next frame anyway.
+const FRAME_MS: f64 = 16.0;
+
 type FrameClosure = Closure<dyn FnMut(f64)>;
 
-/// Calls `on_frame` with the real milliseconds since the previous frame, while `active`.
+/// The loop's state, shared by its two closures and the effect that wakes it.
+#[derive(Default)]
+struct Loop {
+    stopped: Cell<bool>,
+    frame_id: Cell<Option<i32>>,
+    timer_id: Cell<Option<i32>>,
+    on_frame: RefCell<Option<FrameClosure>>,
+    on_timer: RefCell<Option<Closure<dyn FnMut()>>>,
+}
+
+impl Loop {
+    fn request_frame(&self) {
+        let window = web_sys::window();
+        if let (Some(w), Some(f)) = (&window, self.on_frame.borrow().as_ref()) {
+            self.frame_id
+                .set(w.request_animation_frame(f.as_ref().unchecked_ref()).ok());
+        }
+    }
+
+    fn sleep(&self, ms: f64) {
+        let window = web_sys::window();
+        if let (Some(w), Some(f)) = (&window, self.on_timer.borrow().as_ref()) {
+            self.timer_id.set(
+                w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                    f.as_ref().unchecked_ref(),
+                    ms as i32,
+                )
+                .ok(),
+            );
+        }
+    }
+
+    /// A sleeping loop asks for a frame now.
+    fn wake(&self) {
+        if let Some(id) = self.timer_id.take() {
+            if let Some(w) = web_sys::window() {
+                w.clear_timeout_with_handle(id);
+            }
+            self.request_frame();
+        }
+    }
+
+    fn stop(&self) {
+        self.stopped.set(true);
+        if let Some(w) = web_sys::window() {
+            if let Some(id) = self.frame_id.take() {
+                let _ = w.cancel_animation_frame(id);
+            }
+            if let Some(id) = self.timer_id.take() {
+                w.clear_timeout_with_handle(id);
+            }
+        }
+        // Breaks the closures' references to the loop so that it can be freed.
+        self.on_frame.borrow_mut().take();
+        self.on_timer.borrow_mut().take();
+    }
+}
+
+/// Calls `on_frame` with each frame's timestamp (`performance.now()`'s clock) while `active`;
+/// it answers how many real ms the loop may sleep before the next frame (0: the next frame).
+/// A new `wake` value ends a sleep at once (something happened that may show sooner).
 #[hook]
-pub fn use_animation_frames(active: bool, on_frame: Callback<f64>) {
+pub fn use_frames<W: PartialEq + 'static>(active: bool, wake: W, on_frame: Callback<f64, f64>) {
     // The loop outlives the render that started it; it calls the newest callback, which knows
     // the newest speed.
     let latest = use_mut_ref(|| on_frame.clone());
     *latest.borrow_mut() = on_frame;
+    let running = use_mut_ref(|| None::<Rc<Loop>>);
+    let started = running.clone();
     use_effect_with(active, move |active| {
-        let stopped = Rc::new(Cell::new(!*active));
-        let closure: Rc<RefCell<Option<FrameClosure>>> = Rc::new(RefCell::new(None));
-        let request_id = Rc::new(Cell::new(0));
+        let state = Rc::new(Loop::default());
         if *active {
-            let last = Rc::new(Cell::new(None::<f64>));
-            let (stopped_in, closure_in, id_in) =
-                (stopped.clone(), closure.clone(), request_id.clone());
-            *closure.borrow_mut() = Some(Closure::new(move |timestamp: f64| {
-                if stopped_in.get() {
+            let on_frame_state = Rc::downgrade(&state);
+            *state.on_frame.borrow_mut() = Some(Closure::new(move |timestamp: f64| {
+                let Some(state) = on_frame_state.upgrade() else {
+                    return;
+                };
+                state.frame_id.set(None);
+                if state.stopped.get() {
                     return;
                 }
-                let elapsed = last
-                    .replace(Some(timestamp))
-                    .map_or(0.0, |prev| timestamp - prev);
                 // Cloned out first: the callback may re-render, which replaces `latest`.
                 let on_frame = latest.borrow().clone();
-                on_frame.emit(elapsed);
-                if let Some(f) = closure_in.borrow().as_ref() {
-                    id_in.set(request(f));
+                let sleep = on_frame.emit(timestamp);
+                if state.stopped.get() {
+                    return;
+                }
+                if sleep < FRAME_MS {
+                    state.request_frame();
+                } else {
+                    state.sleep(sleep);
                 }
             }));
-            if let Some(f) = closure.borrow().as_ref() {
-                request_id.set(request(f));
-            }
+            let on_timer_state = Rc::downgrade(&state);
+            *state.on_timer.borrow_mut() = Some(Closure::new(move || {
+                if let Some(state) = on_timer_state.upgrade() {
+                    state.timer_id.set(None);
+                    state.request_frame();
+                }
+            }));
+            state.request_frame();
+            *started.borrow_mut() = Some(state.clone());
         }
-        move || {
-            stopped.set(true);
-            if let Some(window) = web_sys::window() {
-                let _ = window.cancel_animation_frame(request_id.get());
-            }
-            // Breaks the closure's reference to itself so it can be freed.
-            closure.borrow_mut().take();
+        move || state.stop()
+    });
+    use_effect_with(wake, move |_| {
+        if let Some(state) = running.borrow().as_ref() {
+            state.wake();
         }
     });
-}
-
-fn request(f: &FrameClosure) -> i32 {
-    web_sys::window()
-        .and_then(|w| w.request_animation_frame(f.as_ref().unchecked_ref()).ok())
-        .unwrap_or(0)
 }

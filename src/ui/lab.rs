@@ -9,7 +9,7 @@ use super::lessons::{Course, LessonMsg};
 use super::long_run::{LongRun, Progress};
 use super::recorder::{Recorder, WIRE_LOG};
 use super::share::{self, Shared};
-use super::view::{shown_time, Action, Notice, Pace, Scrubbed, View};
+use super::view::{shown_time, Action, Notice, Pace, Scrubbed, View, CLOCK_STEP_MS};
 use crate::base::Millis;
 use crate::check::Violation;
 use crate::console::script::{self, ScriptLine};
@@ -19,8 +19,12 @@ use crate::etcd::{ClusterConfig as Settings, Switch};
 
 /// The UI's network is slower than the CLI default so messages are visible in flight.
 pub const UI_NETWORK_SETUP: &str = "latency 30ms jitter 10ms";
-/// Never advance more than this much real time in one frame (after a stall, or a hidden tab).
+/// Never advance more than this much real time in one frame (after a stall, or a hidden tab)
+/// beyond the sleep the frame loop was told it could take ([`Lab::sleep_ms`]).
 const MAX_FRAME_MS: f64 = 100.0;
+/// The longest the frame loop sleeps between frames while the run plays (real ms): at very
+/// slow speeds the clock may not move for longer, and a wake-up that finds nothing is cheap.
+pub const MAX_SLEEP_MS: f64 = 1000.0;
 /// While the run plays, the panels follow the world at most this often (real ms): with 11
 /// members at 10× something happens in every frame, and redrawing every panel each frame took
 /// more than a frame has. A command, a pause, a lesson step done show at once, and so does
@@ -267,6 +271,9 @@ pub struct Lab {
     playback: Option<Playback>,
     /// Virtual milliseconds owed but not yet run (fractions carry over between frames).
     carry_ms: f64,
+    /// The real ms the frame loop was last told it could sleep: the next frame may be that
+    /// much longer than `MAX_FRAME_MS` without being cut short.
+    slept_ms: f64,
     timeline: Timeline,
     /// Messages applied so far: a view of the run compares it to tell that the run changed.
     revision: u64,
@@ -344,6 +351,7 @@ impl Lab {
             loaded: None,
             playback: None,
             carry_ms: 0.0,
+            slept_ms: 0.0,
             timeline: Timeline::default(),
             revision: 0,
             shown: 0,
@@ -368,6 +376,7 @@ impl Lab {
             loaded: None,
             playback: None,
             carry_ms: 0.0,
+            slept_ms: 0.0,
             timeline: Timeline::default(),
             revision: 0,
             shown: 0,
@@ -696,10 +705,11 @@ impl Lab {
     }
 
     fn frame(&mut self, real_ms: f64, pace: Pace) {
-        if real_ms > MAX_FRAME_MS {
+        let most_ms = MAX_FRAME_MS + self.slept_ms;
+        if real_ms > most_ms {
             self.timeline.epoch = self.revision;
         }
-        let real_ms = real_ms.clamp(0.0, MAX_FRAME_MS);
+        let real_ms = real_ms.clamp(0.0, most_ms);
         if pace.watches() && self.playback.is_none() {
             return self.watched_frame(real_ms, pace);
         }
@@ -717,6 +727,38 @@ impl Lab {
         if whole >= 1.0 {
             self.observe();
         }
+    }
+
+    /// How long (real ms) the frame loop can sleep before a frame would show anything new
+    /// while the run plays at `pace`: until the next event of the world or tick of the control
+    /// plane, the clock's next step, or the panels' next catch-up. In between the page has
+    /// nothing to draw (the message dots glide on the compositor), so it asks for no frames.
+    pub fn sleep_ms(&mut self, pace: Pace) -> f64 {
+        self.slept_ms = self.quiet_ms(pace).clamp(0.0, MAX_SLEEP_MS);
+        self.slept_ms
+    }
+
+    fn quiet_ms(&self, pace: Pace) -> f64 {
+        if self.playback.is_some() || !self.long.is_idle() {
+            return 0.0;
+        }
+        let now = self.world().now();
+        let clock_step = shown_time(now, true) + CLOCK_STEP_MS;
+        let next_event = self.world().next_event_time().unwrap_or(Millis::MAX);
+        let kube_tick = self
+            .session
+            .kube
+            .as_ref()
+            .map_or(Millis::MAX, |k| k.next_tick_ms());
+        let next = clock_step.min(next_event).min(kube_tick);
+        // The faster of the two speeds slow motion switches between: waking early is harmless.
+        let speed = pace.speed.max(pace.slow.unwrap_or(0.0));
+        let mut quiet = (next.saturating_sub(now) as f64 - self.carry_ms) / speed;
+        if self.marker() != self.shown_at {
+            quiet = quiet.min(PANELS_FOLLOW_MS - self.unshown_ms);
+        }
+        // Up to a millisecond late, so that rounding never wakes the loop a hair too early.
+        quiet.floor() + 1.0
     }
 
     /// A frame played in slices up to the next event, so that slow motion starts at the
@@ -1353,6 +1395,75 @@ mod tests {
             110,
             "a stalled frame counts as 100 ms"
         );
+    }
+
+    /// The frame loop sleeps as long as `sleep_ms` says: nothing would have shown before the
+    /// sleep ends (a frame just short of it is quiet), and waking at its end shows something.
+    #[test]
+    fn the_frame_loop_sleeps_until_the_run_would_show_something_new() {
+        let mut lab = lab();
+        lab.apply(Msg::Command("wait leader".into()));
+        let pace = Pace::steady(0.2);
+        lab.apply(Msg::Frame { real_ms: 1.0, pace });
+        let (mut wakes, mut shown, mut slept) = (0, 0, 0.0);
+        while slept < 10_000.0 {
+            let sleep = lab.sleep_ms(pace);
+            // The sleep is up to 1 ms longer than the quiet (see `quiet_ms`).
+            let early = (sleep - 1.5).max(0.0);
+            let action = lab.apply(Msg::Frame {
+                real_ms: early,
+                pace,
+            });
+            assert_eq!(
+                action,
+                Action::Quiet,
+                "{sleep} ms slept at {}",
+                lab.world().now()
+            );
+            wakes += 1;
+            if lab.apply(Msg::Frame {
+                real_ms: sleep - early,
+                pace,
+            }) != Action::Quiet
+            {
+                shown += 1;
+            }
+            slept += sleep;
+        }
+        // The clock's steps alone are 20 a second of real time at 0.2×.
+        assert!(wakes >= 200, "{wakes} wakes in 10 s");
+        assert!(
+            shown * 10 >= wakes * 9,
+            "{shown} of {wakes} wakes showed something"
+        );
+    }
+
+    /// A sleep is no stall: the frame after it plays all of it; a frame longer than the sleep
+    /// by more than `MAX_FRAME_MS` (a hidden tab) is cut short.
+    #[test]
+    fn a_frame_after_a_long_sleep_plays_it_all_and_a_stall_is_cut() {
+        let mut lab = lab();
+        lab.apply(Msg::Command("wait leader".into()));
+        let pace = Pace::steady(0.001);
+        lab.apply(Msg::Frame { real_ms: 1.0, pace });
+        let sleep = lab.sleep_ms(pace);
+        assert_eq!(
+            sleep, MAX_SLEEP_MS,
+            "1 ms of virtual time is a second of real time"
+        );
+        let (start, epoch) = (lab.world().now(), lab.timeline().epoch);
+        lab.apply(Msg::Frame {
+            real_ms: sleep,
+            pace,
+        });
+        assert_eq!(lab.world().now() - start, 1);
+        assert_eq!(lab.timeline().epoch, epoch, "the dots glide on");
+        lab.sleep_ms(pace);
+        lab.apply(Msg::Frame {
+            real_ms: 60_000.0,
+            pace,
+        });
+        assert_ne!(lab.timeline().epoch, epoch, "a stall starts a new timeline");
     }
 
     #[test]

@@ -5,8 +5,8 @@ use super::dom;
 use super::i18n::{t, Lang, Text};
 use super::lab::{self, Lab, Msg};
 use super::share_saved::{self as saved, Opening};
-use super::view::{self, Action, Notice, View};
-use std::cell::RefCell;
+use super::view::{self, Action, Notice, Pace, View};
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -33,6 +33,27 @@ impl Reducible for View {
 pub struct Dispatch {
     lab: Rc<RefCell<Lab>>,
     view: UseReducerDispatcher<View>,
+    played: Played,
+}
+
+/// While the run plays: the real time (`performance.now()`'s clock) it has been played to, and
+/// at what pace. The frame loop sleeps while nothing would show; whatever the user does in the
+/// meantime first plays the time slept so far, so that it happens when it was done.
+#[derive(Clone, Default)]
+pub struct Played(Rc<Cell<Option<(f64, Pace)>>>);
+
+impl Played {
+    /// The real ms from the time played to `now`, which is now played to, at `pace`.
+    fn advance(&self, now: f64, pace: Pace) -> f64 {
+        let since = self.0.get().map_or(now, |(at, _)| at);
+        self.0.set(Some((now.max(since), pace)));
+        now - since
+    }
+
+    /// The run stopped playing.
+    pub fn stop(&self) {
+        self.0.set(None);
+    }
 }
 
 impl PartialEq for Dispatch {
@@ -54,12 +75,27 @@ impl Dispatch {
 
     /// `dispatch` without the question: the user said yes.
     pub fn dispatch_confirmed(&self, msg: Msg) {
+        if let (false, Some((_, pace))) = (matches!(msg, Msg::Frame { .. }), self.played.0.get()) {
+            self.play_to(dom::now_ms(), pace);
+        }
         if msg == Msg::StartFresh {
             forget_session();
         }
         // The borrow ends before the view reduces, so a render it triggers can read the run.
         let action = self.lab.borrow_mut().apply(msg);
         self.view.dispatch(action);
+    }
+
+    /// Plays the run up to real time `now` at `pace`, and tells the view when the leader
+    /// changed (to pause there if asked).
+    pub fn play_to(&self, now: f64, pace: Pace) {
+        let real_ms = self.played.advance(now, pace);
+        let before = self.lab.borrow().world().leader();
+        self.dispatch_confirmed(Msg::Frame { real_ms, pace });
+        let after = self.lab.borrow().world().leader();
+        if after.is_some() && after != before {
+            self.dispatch(Action::LeaderChanged);
+        }
     }
 
     /// The run this dispatcher sends to.
@@ -98,6 +134,7 @@ pub struct Page {
     /// the clock leaves alone (the ring, the clock and the time slider follow the `Clock`).
     lab_revision: u64,
     pub view: UseReducerHandle<View>,
+    pub played: Played,
 }
 
 impl PartialEq for Page {
@@ -113,6 +150,7 @@ impl Page {
         Dispatch {
             lab: self.lab.clone(),
             view: self.view.dispatcher(),
+            played: self.played.clone(),
         }
     }
 }
@@ -128,10 +166,12 @@ pub fn use_page() -> Page {
     });
     let view = use_reducer(|| opened.1.clone());
     let lab_revision = opened.0.borrow().shown_revision();
+    let played = (*use_state(Played::default)).clone();
     Page {
         lab: opened.0.clone(),
         lab_revision,
         view,
+        played,
     }
 }
 
