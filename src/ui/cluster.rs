@@ -394,7 +394,8 @@ pub fn Ring(props: &RingProps) -> Html {
     let scale = use_scale(&svg);
     let fade = use_state_eq(|| false);
     let font = label_font(*scale, props.presenter);
-    let on_select = props.d.select_message();
+    // Made once: a new callback in every render would make every message dot's props differ.
+    let on_select = use_memo(props.d.clone(), Dispatch::select_message);
     let now = page.as_ref().map_or(0, |p| p.lab.borrow().world().now());
     let glide = Glide {
         epoch: props.timeline.epoch,
@@ -599,9 +600,8 @@ fn message_dot(
             .find(|n| n.id == m)
             .map_or_else(|| m.to_string(), |n| n.name.clone())
     };
-    let spoken = message_label(lang, d.id, d.kind, &name(d.from), &name(d.to));
     html! {
-        <MessageDot key={d.id} dot={d.clone()} title={format!("{spoken}: {}", d.describe)}
+        <MessageDot key={d.id} dot={d.clone()} names={(name(d.from), name(d.to))} {lang}
             selected={selected == Some(d.id)} on_select={on_select.clone()} {glide} />
     }
 }
@@ -616,13 +616,29 @@ pub struct Glide {
     pub speed: f64,
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct MessageDotProps {
     pub dot: Dot,
-    pub title: String,
+    /// Who sends it and who receives it, as the ring names them (its tooltip).
+    pub names: (String, String),
+    pub lang: Lang,
     pub selected: bool,
     pub on_select: Callback<u64>,
     pub glide: Glide,
+}
+
+impl PartialEq for MessageDotProps {
+    // The time a glide starts from is read only when it starts (see `MessageDot`): a dot whose
+    // props differ by it alone is not drawn again each time the ring is.
+    fn eq(&self, other: &MessageDotProps) -> bool {
+        let started = |g: Glide| Glide { now: 0, ..g };
+        self.dot == other.dot
+            && self.names == other.names
+            && self.lang == other.lang
+            && self.selected == other.selected
+            && self.on_select == other.on_select
+            && started(self.glide) == started(other.glide)
+    }
 }
 
 /// A message dot glides to where it lands as a CSS animation of its transform, which the
@@ -641,6 +657,13 @@ fn MessageDot(props: &MessageDotProps) -> Html {
             glide_style(&d, glide, *n % 2 == 0)
         })
     };
+    let title = {
+        let d = d.clone();
+        use_memo((props.lang, props.names.clone()), move |(lang, names)| {
+            let spoken = message_label(*lang, d.id, d.kind, &names.0, &names.1);
+            format!("{spoken}: {}", d.describe)
+        })
+    };
     let id = d.id;
     let onclick = props.on_select.reform(move |_: MouseEvent| id);
     let onkeydown = {
@@ -651,7 +674,7 @@ fn MessageDot(props: &MessageDotProps) -> Html {
     html! {
         <g class={class} style={(*style).clone()} data-message={id.to_string()} data-kind={d.kind}
            onclick={onclick} tabindex="0" role="button" {onkeydown}>
-            <title>{ props.title.clone() }</title>
+            <title>{ (*title).clone() }</title>
             <circle class="hit" r="16" />
             <circle class="dot" r="7" />
         </g>
