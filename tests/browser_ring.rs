@@ -455,6 +455,49 @@ fn a_slow_run_asks_for_a_frame_only_when_it_has_something_to_show() {
     );
 }
 
+/// Counts the page's requests for an animation frame made while its tab is hidden.
+const COUNT_HIDDEN_FRAME_REQUESTS: &str = "window.__askedHidden = 0;
+    window.__wentHidden = false;
+    document.addEventListener('visibilitychange', () => {
+        if (document.hidden) window.__wentHidden = true;
+    });
+    const own = window.requestAnimationFrame;
+    window.requestAnimationFrame = f => {
+        if (document.hidden) window.__askedHidden += 1;
+        return own.call(window, f);
+    };";
+
+/// Behind another tab the page asks for no frames at all (headless Chromium would still run
+/// them about once a second), and its run goes on when the tab shows again.
+#[test]
+fn a_hidden_tab_asks_for_no_frames() {
+    story("a_hidden_tab_asks_for_no_frames", async |h: Harness| {
+        let page = h.open(1280, 720).await?;
+        page.wait_single_leader().await?;
+        // Slow: the loop sleeps on a timer between frames, which fires in a hidden tab too.
+        page.set_speed(0.01).await?;
+        page.execute(COUNT_HIDDEN_FRAME_REQUESTS, vec![]).await?;
+        let client = page.client();
+        let app = client.window().await?;
+        let blank = client.new_window(true).await?.handle;
+        client.switch_to_window(blank).await?;
+        tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+        client.close_window().await?;
+        client.switch_to_window(app).await?;
+        let seen = page
+            .execute(
+                "return [window.__wentHidden, window.__askedHidden];",
+                vec![],
+            )
+            .await?;
+        assert_eq!(seen, json!([true, 0]), "[went hidden, frames asked for]");
+        page.set_speed(10.0).await?;
+        let now = page.sim_time().await?.unwrap_or(0);
+        page.wait_sim_time(now + 2_000).await?;
+        Ok(())
+    });
+}
+
 /// Point 9: typing into the seed field while the run plays keeps what is typed; Enter applies
 /// it; a bad value is refused, saying why, and the run keeps its seed.
 #[test]

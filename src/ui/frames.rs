@@ -55,8 +55,16 @@ impl Loop {
         }
     }
 
-    fn stop(&self) {
-        self.stopped.set(true);
+    /// The tab was hidden or shown again: hidden, the loop asks for nothing at all (Chromium
+    /// may still run a hidden page's frames once a second); shown, it asks for a frame.
+    fn follow_visibility(&self) {
+        self.cancel();
+        if !self.stopped.get() && !page_hidden() {
+            self.request_frame();
+        }
+    }
+
+    fn cancel(&self) {
         if let Some(w) = web_sys::window() {
             if let Some(id) = self.frame_id.take() {
                 let _ = w.cancel_animation_frame(id);
@@ -65,10 +73,21 @@ impl Loop {
                 w.clear_timeout_with_handle(id);
             }
         }
+    }
+
+    fn stop(&self) {
+        self.stopped.set(true);
+        self.cancel();
         // Breaks the closures' references to the loop so that it can be freed.
         self.on_frame.borrow_mut().take();
         self.on_timer.borrow_mut().take();
     }
+}
+
+fn page_hidden() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .is_some_and(|d| d.hidden())
 }
 
 /// Calls `on_frame` with each frame's timestamp (`performance.now()`'s clock) while `active`;
@@ -97,7 +116,7 @@ pub fn use_frames<W: PartialEq + 'static>(active: bool, wake: W, on_frame: Callb
                 // Cloned out first: the callback may re-render, which replaces `latest`.
                 let on_frame = latest.borrow().clone();
                 let sleep = on_frame.emit(timestamp);
-                if state.stopped.get() {
+                if state.stopped.get() || page_hidden() {
                     return;
                 }
                 if sleep < FRAME_MS {
@@ -110,13 +129,24 @@ pub fn use_frames<W: PartialEq + 'static>(active: bool, wake: W, on_frame: Callb
             *state.on_timer.borrow_mut() = Some(Closure::new(move || {
                 if let Some(state) = on_timer_state.upgrade() {
                     state.timer_id.set(None);
-                    state.request_frame();
+                    if !page_hidden() {
+                        state.request_frame();
+                    }
                 }
             }));
             state.request_frame();
             *started.borrow_mut() = Some(state.clone());
         }
-        move || state.stop()
+        let shown = Rc::downgrade(&state);
+        let stop_following = super::dom::listen(&["visibilitychange"], move || {
+            if let Some(state) = shown.upgrade() {
+                state.follow_visibility();
+            }
+        });
+        move || {
+            stop_following();
+            state.stop();
+        }
     });
     use_effect_with(wake, move |_| {
         if let Some(state) = running.borrow().as_ref() {
