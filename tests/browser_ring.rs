@@ -400,6 +400,9 @@ fn message_dots_glide_without_being_drawn_again() {
             let page = h.open(1280, 720).await?;
             page.wait_single_leader().await?;
             page.set_speed(0.05).await?;
+            // Played at the new speed first: its first frame restarts every glide.
+            let now = page.sim_time().await?.unwrap_or(0);
+            page.wait_sim_time(now + 20).await?;
             let watched = wait_for("a dot watched in flight", async || {
                 page.wait_exists("[data-message]").await?;
                 let seen = page.execute(WATCH_DOT, vec![json!(60)]).await?;
@@ -407,7 +410,10 @@ fn message_dots_glide_without_being_drawn_again() {
             })
             .await?;
             assert_eq!(watched["moved"], json!(true), "{watched}");
-            assert_eq!(watched["writes"], json!(0), "{watched}");
+            // At most one restart: a frame later than its sleep by more than the longest frame
+            // (a loaded machine) starts a new timeline. Drawn from Rust, a dot took 16 writes.
+            let writes = watched["writes"].as_u64().unwrap_or(u64::MAX);
+            assert!(writes <= 1, "{watched}");
             page.pause().await?;
             step_until(&page, "[data-message]", 50).await?;
             let still = page.execute(WATCH_DOT, vec![json!(150)]).await?;
