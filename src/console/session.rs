@@ -268,6 +268,10 @@ impl Session {
         let until_ms = awaited
             .as_ref()
             .map_or(from_ms + owed, Awaited::deadline_ms);
+        // A wait for a condition may end long before its deadline.
+        if awaited.is_none() {
+            self.timeline.expect_until(until_ms);
+        }
         Running {
             time_ms,
             line: line.to_string(),

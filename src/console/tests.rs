@@ -210,6 +210,40 @@ fn checkpoints_are_dense_for_the_last_hour_and_few_before_it() {
     );
 }
 
+/// `wait 1h` takes the spacing the thinning would reach by its end at its start: the same
+/// run and as dense a last hour, from a third of the checkpoints.
+#[test]
+fn an_hours_wait_takes_only_the_checkpoints_it_keeps() {
+    let mut stepped = session();
+    run_script(&mut stepped, "wait leader\n", false);
+    let start = stepped.world.now();
+    stepped.run_for(1_800_000);
+    let hash_at_half_hour = stepped.world.trace_hash();
+    stepped.run_for(1_800_000);
+    let mut waited = session();
+    run_script(&mut waited, "wait leader\nwait 3600s\n", false);
+    assert_eq!(waited.world.trace_hash(), stepped.world.trace_hash());
+    let widest = |s: &Session| {
+        let times = s.checkpoint_times();
+        times.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)
+    };
+    assert!(
+        widest(&waited) <= widest(&stepped),
+        "as dense as thinning left it"
+    );
+    let (made, before) = (waited.checkpoints_made(), stepped.checkpoints_made());
+    assert!(
+        made <= MAX_CHECKPOINTS as u64 && made * 3 <= before,
+        "{made} vs {before} made"
+    );
+    waited.rewind_to(start + 1_800_000).unwrap();
+    assert_eq!(
+        waited.world.trace_hash(),
+        hash_at_half_hour,
+        "exact after the wait"
+    );
+}
+
 #[test]
 fn a_busy_cluster_keeps_dense_checkpoints_only_for_its_recent_growth() {
     let mut s = session();

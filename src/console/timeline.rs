@@ -57,6 +57,8 @@ pub struct Timeline {
     size: u64,
     /// [`RECENT_GROWTH`], smaller in tests.
     recent_growth: u64,
+    /// Checkpoints taken since the start, the thinned ones too.
+    made: u64,
 }
 
 impl Timeline {
@@ -81,6 +83,7 @@ impl Timeline {
             every_ms: CHECKPOINT_EVERY_MS,
             size: size(world),
             recent_growth: RECENT_GROWTH,
+            made: 0,
         }
     }
 
@@ -102,12 +105,29 @@ impl Timeline {
         }
     }
 
+    /// A wait until `end` begins: the spacing that thinning would reach by then is taken
+    /// now, instead of checkpoints made densely only to be dropped as they pile up (an
+    /// hour's wait made ~740 to keep ~230). A rewind lands as exactly either way.
+    pub(super) fn expect_until(&mut self, end: Millis) {
+        let horizon = end.saturating_sub(RECENT_MS);
+        let first_kept = self.checkpoints[1..]
+            .iter()
+            .map(|c| c.world.now())
+            .find(|&t| t >= horizon);
+        let newest = self.checkpoints.last().map_or(0, |c| c.world.now());
+        let span = end.saturating_sub(first_kept.unwrap_or(newest).max(horizon));
+        while span / self.every_ms > MAX_CHECKPOINTS as Millis {
+            self.every_ms *= 2;
+        }
+    }
+
     /// When the next checkpoint is due.
     fn next_ms(&self) -> Millis {
         self.checkpoints.last().map_or(0, |c| c.world.now()) + self.every_ms
     }
 
     fn push(&mut self, mut checkpoint: Checkpoint) {
+        self.made += 1;
         let now = checkpoint.world.now();
         (checkpoint.world).forget_wire_before(now.saturating_sub(CHECKPOINT_WIRE_MS));
         let size_now = size(&checkpoint.world);
@@ -235,6 +255,11 @@ impl Session {
             history_len: self.history.len(),
             grown: 0,
         });
+    }
+
+    /// Checkpoints taken since the start, those thinned since too.
+    pub fn checkpoints_made(&self) -> u64 {
+        self.timeline.made
     }
 
     /// Virtual times of the checkpoints kept: how far back a rewind finds one, and how close.
