@@ -600,7 +600,7 @@ impl Member {
         }
     }
 
-    fn finish(&mut self, rd: Ready, ctx: &mut Ctx<Message>) {
+    fn finish(&mut self, mut rd: Ready, ctx: &mut Ctx<Message>) {
         self.durable.persist(&rd);
         if let Some(snap) = &rd.snapshot {
             self.restore_image(&snap.data);
@@ -626,11 +626,10 @@ impl Member {
                 pending.index = Some(read.index);
             }
         }
+        ctx.outbox.append(&mut rd.messages);
         if let Some(node) = self.node.as_mut() {
             node.advance(&rd);
-        }
-        for msg in rd.messages {
-            ctx.send(msg);
+            node.recycle(std::mem::take(&mut rd.messages));
         }
         let applied_conf = rd
             .committed_entries

@@ -71,7 +71,9 @@ pub enum Body {
     Snapshot {
         index: Index,
         term: Term,
-        conf: ConfState,
+        /// Boxed: the rare message's configuration would otherwise make every message (moved
+        /// a few times each between the node, the network and the queue) half as large again.
+        conf: Box<ConfState>,
         data: SnapshotData,
     },
     /// Leadership transfer: start an election now, skipping pre-vote (thesis §3.10).

@@ -93,7 +93,7 @@ impl SnapshotRequest {
             body: Body::Snapshot {
                 index: self.index,
                 term: self.snapshot_term,
-                conf: self.conf.clone(),
+                conf: Box::new(self.conf.clone()),
                 data,
             },
         }

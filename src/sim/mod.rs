@@ -82,7 +82,7 @@ impl fmt::Write for TraceHasher {
 }
 
 /// What a process may do while handling an event: send, ask to be woken, note a trace line.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Ctx<M> {
     pub now: Millis,
     pub outbox: Vec<M>,
@@ -321,6 +321,9 @@ pub struct Sim<P: Process> {
     wire: imbl::Vector<Wire>,
     wire_keep: usize,
     wire_seq: u64,
+    /// The context each event's process gets, emptied after: its buffers outlive the event
+    /// (three allocations an event, most of them for one message).
+    spare: Ctx<P::Msg>,
 }
 
 impl<P: Process> Sim<P> {
@@ -352,6 +355,7 @@ impl<P: Process> Sim<P> {
             wire: imbl::Vector::new(),
             wire_keep: 0,
             wire_seq: 0,
+            spare: Ctx::new(0),
         };
         for (id, process) in processes {
             sim.add(id, process, rng.split());
@@ -636,19 +640,21 @@ impl<P: Process> Sim<P> {
         id: MemberId,
         f: impl FnOnce(&mut P, &mut Ctx<P::Msg>) -> R,
     ) -> Option<R> {
-        let mut ctx = Ctx::new(self.now);
         let slot = self.slots.get_mut(&id)?;
+        let mut ctx = std::mem::replace(&mut self.spare, Ctx::new(0));
+        ctx.now = self.now;
         let result = f(&mut slot.process, &mut ctx);
         let incarnation = slot.incarnation;
-        self.flush(id, incarnation, ctx);
+        self.flush(id, incarnation, &mut ctx);
+        self.spare = ctx;
         Some(result)
     }
 
-    fn flush(&mut self, id: MemberId, incarnation: u64, ctx: Ctx<P::Msg>) {
-        for note in ctx.notes {
+    fn flush(&mut self, id: MemberId, incarnation: u64, ctx: &mut Ctx<P::Msg>) {
+        for note in ctx.notes.drain(..) {
             self.trace_fmt(format_args!("{id} {note}"));
         }
-        for (delay, token) in ctx.wakeups {
+        for (delay, token) in ctx.wakeups.drain(..) {
             self.schedule(
                 self.now + delay,
                 Event::Wake {
@@ -658,7 +664,7 @@ impl<P: Process> Sim<P> {
                 },
             );
         }
-        for msg in ctx.outbox {
+        for msg in ctx.outbox.drain(..) {
             self.send(msg);
         }
     }
@@ -728,19 +734,23 @@ impl<P: Process> Sim<P> {
                 self.record_wire(id, self.now, None, Some(why), &msg);
                 self.trace_message("lose", id, &msg, Some(why));
             }
-            Fate::Delivered(mut delays) => {
+            Fate::Delivered { delay, again } => {
                 self.trace_message("send", id, &msg, None);
-                if !msg.may_duplicate() {
-                    delays.truncate(1);
-                }
-                let copies = std::iter::repeat_n(msg, delays.len());
-                for (delay, msg) in delays.into_iter().zip(copies) {
-                    let sent_ms = self.now;
-                    self.record_wire(id, sent_ms, Some(self.now + delay), None, &msg);
-                    self.schedule(self.now + delay, Event::Deliver { id, sent_ms, msg });
+                match again.filter(|_| msg.may_duplicate()) {
+                    Some(again) => {
+                        self.deliver_in(id, delay, msg.clone());
+                        self.deliver_in(id, again, msg);
+                    }
+                    None => self.deliver_in(id, delay, msg),
                 }
             }
         }
+    }
+
+    fn deliver_in(&mut self, id: u64, delay: Millis, msg: P::Msg) {
+        let sent_ms = self.now;
+        self.record_wire(id, sent_ms, Some(sent_ms + delay), None, &msg);
+        self.schedule(sent_ms + delay, Event::Deliver { id, sent_ms, msg });
     }
 
     // ----- faults -----------------------------------------------------------------------

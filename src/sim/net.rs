@@ -39,8 +39,11 @@ pub struct Network {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fate {
     Lost(&'static str),
-    /// Arrival delays (one, or two for a duplicate).
-    Delivered(Vec<Millis>),
+    /// The arrival delay, and a duplicate's.
+    Delivered {
+        delay: Millis,
+        again: Option<Millis>,
+    },
 }
 
 impl Network {
@@ -60,11 +63,9 @@ impl Network {
         if rng.chance(loss) {
             return Fate::Lost("lost");
         }
-        let mut delays = vec![self.delay(rng)];
-        if rng.chance(self.config.duplicate) {
-            delays.push(self.delay(rng));
-        }
-        Fate::Delivered(delays)
+        let delay = self.delay(rng);
+        let again = rng.chance(self.config.duplicate).then(|| self.delay(rng));
+        Fate::Delivered { delay, again }
     }
 
     fn delay(&self, rng: &mut Rng) -> Millis {
@@ -130,7 +131,12 @@ mod tests {
         let mut rng = Rng::new(9);
         for _ in 0..200 {
             match net.fate(MemberId(1), MemberId(2), &mut rng) {
-                Fate::Delivered(d) => assert!(d.iter().all(|x| (7..=13).contains(x))),
+                Fate::Delivered { delay, again } => {
+                    assert!([Some(delay), again]
+                        .iter()
+                        .flatten()
+                        .all(|x| (7..=13).contains(x)))
+                }
                 Fate::Lost(why) => panic!("lost: {why}"),
             }
         }

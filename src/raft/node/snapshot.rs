@@ -61,13 +61,13 @@ impl Raft {
             index
         } else {
             self.log.restore_snapshot(index, term);
-            self.snapshot_conf = conf.clone();
+            self.snapshot_conf = (*conf).clone();
             self.conf = ConfState::default();
             self.reload_conf();
             self.pending_snapshot = Some(Snapshot {
                 index,
                 term,
-                conf,
+                conf: *conf,
                 data,
             });
             index
