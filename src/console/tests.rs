@@ -822,6 +822,38 @@ fn a_table_cell_wider_than_a_format_width_is_printed_whole() {
     assert!(row.starts_with(&format!("| {wide} |")), "{}", &row[..80]);
 }
 
+/// A long wait records the wire only where the page will draw it (its last seconds, and
+/// each checkpoint's): the same records there as a run in short slices, far fewer in all.
+#[test]
+fn a_long_wait_records_only_the_wire_the_page_draws() {
+    let start = |s: &mut Session| {
+        s.set_wire_log(4_096);
+        s.execute("wait leader", None);
+    };
+    let (mut waited, mut sliced) = (session(), session());
+    start(&mut waited);
+    start(&mut sliced);
+    waited.execute("wait 3600s", None);
+    while sliced.world.now() < waited.world.now() {
+        sliced.run_for(1_000.min(waited.world.now() - sliced.world.now()));
+    }
+    let drawn = |s: &Session| {
+        let from = s.world.now() - CHECKPOINT_WIRE_MS;
+        let records = s.world.wire_since(0).filter(|w| w.at_ms >= from);
+        records
+            .map(|w| (w.at_ms, w.message.id, w.message.arrive_ms, w.lost))
+            .collect::<Vec<_>>()
+    };
+    assert!(!drawn(&waited).is_empty());
+    assert_eq!(drawn(&waited), drawn(&sliced), "the run's last seconds");
+    let (made, all) = (waited.world.wire_seq(), sliced.world.wire_seq());
+    assert!(made * 2 < all, "{made} of {all} records made");
+    let t = 1_800_500;
+    waited.rewind_to(t).unwrap();
+    sliced.rewind_to(t).unwrap();
+    assert_eq!(drawn(&waited), drawn(&sliced), "after a rewind");
+}
+
 #[test]
 fn a_checkpoint_keeps_only_its_last_seconds_of_wire_records() {
     let mut s = session();

@@ -190,10 +190,13 @@ impl Session {
             if next_checkpoint > target {
                 break;
             }
+            // A checkpoint keeps only its last seconds of the wire, as the run's end does.
+            (self.world).skip_wire_before(next_checkpoint.saturating_sub(CHECKPOINT_WIRE_MS));
             self.advance_until(next_checkpoint);
             self.observe();
             self.checkpoint();
         }
+        (self.world).skip_wire_before(target.saturating_sub(CHECKPOINT_WIRE_MS));
         self.advance_until(target);
         self.observe();
     }

@@ -321,6 +321,8 @@ pub struct Sim<P: Process> {
     wire: imbl::Vector<Wire>,
     wire_keep: usize,
     wire_seq: u64,
+    /// Fates decided before it are not recorded (see [`Sim::skip_wire_before`]).
+    wire_from: Millis,
     /// The context each event's process gets, emptied after: its buffers outlive the event
     /// (three allocations an event, most of them for one message).
     spare: Ctx<P::Msg>,
@@ -355,6 +357,7 @@ impl<P: Process> Sim<P> {
             wire: imbl::Vector::new(),
             wire_keep: 0,
             wire_seq: 0,
+            wire_from: 0,
             spare: Ctx::new(0),
         };
         for (id, process) in processes {
@@ -678,6 +681,12 @@ impl<P: Process> Sim<P> {
         }
     }
 
+    /// Records no fate decided before `t`: a long run knows that the page will draw only
+    /// its last seconds, and each wire record copies its message.
+    pub fn skip_wire_before(&mut self, t: Millis) {
+        self.wire_from = t;
+    }
+
     /// Forgets the wire records of decisions before `t` (the log keeps its length limit).
     pub fn forget_wire_before(&mut self, t: Millis) {
         // Records are in the order of their decisions, so in time order.
@@ -710,7 +719,7 @@ impl<P: Process> Sim<P> {
         lost: Option<&'static str>,
         msg: &P::Msg,
     ) {
-        if self.wire_keep == 0 {
+        if self.wire_keep == 0 || self.now < self.wire_from {
             return;
         }
         self.wire_seq += 1;
