@@ -103,48 +103,20 @@ pub fn use_frames<W: PartialEq + 'static>(active: bool, wake: W, on_frame: Callb
     let started = running.clone();
     use_effect_with(active, move |active| {
         let state = Rc::new(Loop::default());
-        if *active {
-            let on_frame_state = Rc::downgrade(&state);
-            *state.on_frame.borrow_mut() = Some(Closure::new(move |timestamp: f64| {
-                let Some(state) = on_frame_state.upgrade() else {
-                    return;
-                };
-                state.frame_id.set(None);
-                if state.stopped.get() {
-                    return;
-                }
-                // Cloned out first: the callback may re-render, which replaces `latest`.
-                let on_frame = latest.borrow().clone();
-                let sleep = on_frame.emit(timestamp);
-                if state.stopped.get() || page_hidden() {
-                    return;
-                }
-                if sleep < FRAME_MS {
-                    state.request_frame();
-                } else {
-                    state.sleep(sleep);
-                }
-            }));
-            let on_timer_state = Rc::downgrade(&state);
-            *state.on_timer.borrow_mut() = Some(Closure::new(move || {
-                if let Some(state) = on_timer_state.upgrade() {
-                    state.timer_id.set(None);
-                    if !page_hidden() {
-                        state.request_frame();
-                    }
-                }
-            }));
-            state.request_frame();
+        let stop_following = active.then(|| {
+            start(&state, latest);
             *started.borrow_mut() = Some(state.clone());
-        }
-        let shown = Rc::downgrade(&state);
-        let stop_following = super::dom::listen(&["visibilitychange"], move || {
-            if let Some(state) = shown.upgrade() {
-                state.follow_visibility();
-            }
+            let shown = Rc::downgrade(&state);
+            super::dom::listen(&["visibilitychange"], move || {
+                if let Some(state) = shown.upgrade() {
+                    state.follow_visibility();
+                }
+            })
         });
         move || {
-            stop_following();
+            if let Some(stop) = stop_following {
+                stop();
+            }
             state.stop();
         }
     });
@@ -153,4 +125,39 @@ pub fn use_frames<W: PartialEq + 'static>(active: bool, wake: W, on_frame: Callb
             state.wake();
         }
     });
+}
+
+/// Starts `state`'s loop: a frame, then a frame or a sleep after each, as `latest` says.
+fn start(state: &Rc<Loop>, latest: Rc<RefCell<Callback<f64, f64>>>) {
+    let on_frame_state = Rc::downgrade(state);
+    *state.on_frame.borrow_mut() = Some(Closure::new(move |timestamp: f64| {
+        let Some(state) = on_frame_state.upgrade() else {
+            return;
+        };
+        state.frame_id.set(None);
+        if state.stopped.get() {
+            return;
+        }
+        // Cloned out first: the callback may re-render, which replaces `latest`.
+        let on_frame = latest.borrow().clone();
+        let sleep = on_frame.emit(timestamp);
+        if state.stopped.get() || page_hidden() {
+            return;
+        }
+        if sleep < FRAME_MS {
+            state.request_frame();
+        } else {
+            state.sleep(sleep);
+        }
+    }));
+    let on_timer_state = Rc::downgrade(state);
+    *state.on_timer.borrow_mut() = Some(Closure::new(move || {
+        if let Some(state) = on_timer_state.upgrade() {
+            state.timer_id.set(None);
+            if !page_hidden() {
+                state.request_frame();
+            }
+        }
+    }));
+    state.request_frame();
 }

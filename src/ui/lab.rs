@@ -24,7 +24,7 @@ pub const UI_NETWORK_SETUP: &str = "latency 30ms jitter 10ms";
 const MAX_FRAME_MS: f64 = 100.0;
 /// The longest the frame loop sleeps between frames while the run plays (real ms): at very
 /// slow speeds the clock may not move for longer, and a wake-up that finds nothing is cheap.
-pub const MAX_SLEEP_MS: f64 = 1000.0;
+const MAX_SLEEP_MS: f64 = 1000.0;
 /// While the run plays, the panels follow the world at most this often (real ms): with 11
 /// members at 10× something happens in every frame, and redrawing every panel each frame took
 /// more than a frame has. A command, a pause, a lesson step done show at once, and so does
