@@ -98,7 +98,8 @@ impl Input {
 }
 
 /// The compare-and-swap a txn is, if it is one (one key's mod revision compared for equality,
-/// a put of that key if it holds, a get of it or nothing if not).
+/// a put of that key if it holds, a get of it if not: without that get, a failed swap's
+/// answer would say nothing of the key).
 fn cas_of(t: &crate::etcd::TxnRequest) -> Option<Input> {
     use crate::etcd::{CompareResult, CompareTarget, RequestOp};
     let [c] = &t.compare[..] else {
@@ -111,7 +112,6 @@ fn cas_of(t: &crate::etcd::TxnRequest) -> Option<Input> {
         return None;
     };
     let else_ok = match &t.failure[..] {
-        [] => true,
         [RequestOp::Range(r)] => r.key == c.key && r.range_end.is_empty(),
         _ => false,
     };
@@ -287,14 +287,22 @@ impl KeyState {
     }
 
     /// The state after a compare-and-swap answered (`succeeded`, its revision, what its
-    /// failure branch read), if that answer is possible here.
+    /// failure branch read), if that answer is possible here. `on_a_change`: an answer shows
+    /// the expected revision to be some change's; an unseen put's revision is none of those
+    /// (no answer showed its value, and each change has its own revision).
     fn cas(
         &self,
-        expected: i64,
+        (expected, on_a_change): (i64, bool),
         value: &[u8],
         (succeeded, revision, found): (bool, i64, Option<&(Vec<u8>, i64)>),
     ) -> Option<KeyState> {
-        let held = self.mod_revision().map(|m| m == expected);
+        let held = match self.mod_revision() {
+            Some(m) => Some(m == expected),
+            // The key is present, so its mod revision is not 0.
+            None if expected == 0 => Some(false),
+            None if on_a_change && self.value == Some(Value::Unseen) => Some(false),
+            None => None,
+        };
         if succeeded {
             return (held != Some(false) && self.before(revision)).then(|| KeyState {
                 value: Some(Value::Known(value.to_vec())),
@@ -326,10 +334,13 @@ impl KeyState {
                 value: Some(Value::Unseen),
                 revision: None,
             }),
-            (Input::Put { value, .. } | Input::Cas { value, .. }, None) => Some(KeyState {
-                value: Some(Value::Known(value.clone())),
-                revision: None,
-            }),
+            (Input::Put { value, .. } | Input::Cas { value, .. }, None) => op
+                .revision
+                .is_none_or(|r| self.before(r))
+                .then(|| KeyState {
+                    value: Some(Value::Known(value.clone())),
+                    revision: op.revision,
+                }),
             (Input::Put { value, .. }, Some(Output::Put { revision })) => {
                 self.before(*revision).then(|| KeyState {
                     value: Some(Value::Known(value.clone())),
@@ -345,7 +356,11 @@ impl KeyState {
                     revision,
                     found,
                 }),
-            ) => self.cas(*expected, value, (*succeeded, *revision, found.as_ref())),
+            ) => self.cas(
+                (*expected, op.swaps_a_change),
+                value,
+                (*succeeded, *revision, found.as_ref()),
+            ),
             (Input::Get { .. }, None) => Some(self.clone()),
             (Input::Get { .. }, Some(Output::Get { found: None })) => {
                 self.value.is_none().then(|| self.clone())
@@ -512,31 +527,115 @@ struct Pending<'a> {
     /// against their call order can swap places (neither has a return to respect), so the
     /// search takes them in call order only; else it branches on every subset of them.
     earlier: Option<usize>,
+    /// An unanswered write's revision, when a read shows it (see [`revision_seen`]).
+    revision: Option<i64>,
+    /// A swap whose expected revision an answer shows to be one of the key's changes.
+    swaps_a_change: bool,
 }
 
 /// What an answered operation `o` tells about an unanswered `pending` one called before it
 /// returned: whether it shows `pending`'s value (a get of it), and whether it shows the key
-/// present (a delete of 1 key) or missing (a get of nothing, a delete of 0 keys).
-fn shows(o: &Operation, pending: &Operation) -> (bool, bool) {
+/// present (a delete of 1 key, a swap on a revision no answer accounts for) or missing (a get
+/// of nothing, a delete of 0 keys, a swap on revision 0). A swap's failure branch reads as a
+/// get does. A swap that held on a revision some answer shows to be another change's cannot
+/// have followed an unseen put (see [`KeyState::cas`]), so it shows nothing about one.
+fn shows(o: &Operation, pending: &Operation, changes: &BTreeSet<i64>) -> (bool, bool) {
     if o.ret <= Some(pending.call) {
         return (false, false);
     }
-    match (&pending.input, &o.output) {
-        // A compare-and-swap's answer may hinge on any earlier write: keep those, by value.
-        (_, Some(Output::Cas { .. })) => (true, true),
-        (
-            Input::Put { value, .. } | Input::Cas { value, .. },
-            Some(Output::Get {
-                found: Some((v, _)),
-            }),
-        ) => (v == value, false),
-        (Input::Put { .. } | Input::Cas { .. }, Some(Output::Delete { deleted, .. })) => {
-            (false, *deleted > 0)
+    let found = match &o.output {
+        Some(Output::Get { found }) | Some(Output::Cas { found, .. }) => found.as_ref(),
+        _ => None,
+    };
+    let missing = match (&o.input, &o.output) {
+        (_, Some(Output::Get { found: None })) => true,
+        (_, Some(Output::Delete { deleted, .. })) => *deleted == 0,
+        (Input::Cas { expected, .. }, Some(Output::Cas { succeeded, .. })) => {
+            if *succeeded {
+                *expected == 0
+            } else {
+                found.is_none()
+            }
         }
-        (Input::Delete { .. }, Some(Output::Get { found: None })) => (false, true),
-        (Input::Delete { .. }, Some(Output::Delete { deleted, .. })) => (false, *deleted == 0),
-        _ => (false, false),
+        _ => false,
+    };
+    let present = match (&o.input, &o.output) {
+        (_, Some(Output::Delete { deleted, .. })) => *deleted > 0,
+        (
+            Input::Cas { expected, .. },
+            Some(Output::Cas {
+                succeeded: true, ..
+            }),
+        ) => *expected > 0 && !changes.contains(expected),
+        _ => false,
+    };
+    match &pending.input {
+        Input::Put { value, .. } | Input::Cas { value, .. } => {
+            (found.is_some_and(|(v, _)| v == value), present)
+        }
+        Input::Delete { .. } => (false, missing),
+        Input::Get { .. } => (false, false),
     }
+}
+
+/// The revisions the key's answers show to be one of its changes: a write's own revision, a
+/// deletion's, the mod revision a read or a failed swap saw.
+fn changes(ops: &[&Operation]) -> BTreeSet<i64> {
+    let mut revisions = BTreeSet::new();
+    for op in ops {
+        match &op.output {
+            Some(Output::Put { revision })
+            | Some(Output::Delete {
+                deleted: 1,
+                revision,
+            })
+            | Some(Output::Cas {
+                succeeded: true,
+                revision,
+                ..
+            }) => {
+                revisions.insert(*revision);
+            }
+            Some(Output::Get {
+                found: Some((_, r)),
+            })
+            | Some(Output::Cas {
+                found: Some((_, r)),
+                ..
+            }) => {
+                revisions.insert(*r);
+            }
+            _ => {}
+        }
+    }
+    revisions
+}
+
+/// The revision an unanswered write `op` took effect at, when an answer shows it: a read saw
+/// its value at that revision, and no other write of the key wrote that value.
+fn revision_seen(op: &Operation, ops: &[&Operation]) -> Option<i64> {
+    let (Input::Put { value, .. } | Input::Cas { value, .. }) = &op.input else {
+        return None;
+    };
+    let writes = ops.iter().filter(|o| match &o.input {
+        Input::Put { value: v, .. } | Input::Cas { value: v, .. } => v == value,
+        _ => false,
+    });
+    if writes.count() != 1 {
+        return None;
+    }
+    let mut seen = ops.iter().filter_map(|o| match &o.output {
+        Some(Output::Get {
+            found: Some((v, r)),
+        })
+        | Some(Output::Cas {
+            found: Some((v, r)),
+            ..
+        }) if v == value => Some(*r),
+        _ => None,
+    });
+    let first = seen.next()?;
+    seen.all(|r| r == first).then_some(first)
 }
 
 /// Prepares one key's operations for the search, dropping the unanswered ones no answer
@@ -548,34 +647,36 @@ fn shows(o: &Operation, pending: &Operation) -> (bool, bool) {
 /// linearization, so leaving it out changes no verdict.
 fn prepare(ops: Vec<&Operation>) -> Vec<Pending<'_>> {
     let answered: Vec<&Operation> = ops.iter().copied().filter(|o| o.ret.is_some()).collect();
+    let changes = changes(&answered);
     let mut kept: Vec<Pending> = Vec::new();
     let (mut last_delete, mut last_unseen) = (None, None);
-    for op in ops {
+    for &op in &ops {
+        let mut pending = Pending {
+            op,
+            unseen: false,
+            earlier: None,
+            revision: None,
+            swaps_a_change: matches!(op.input, Input::Cas { expected, .. } if changes.contains(&expected)),
+        };
         if op.ret.is_some() {
-            kept.push(Pending {
-                op,
-                unseen: false,
-                earlier: None,
-            });
+            kept.push(pending);
             continue;
         }
-        let (value, presence) = answered
+        let (value, matters) = answered
             .iter()
-            .map(|o| shows(o, op))
+            .map(|o| shows(o, op, &changes))
             .fold((false, false), |(a, b), (c, d)| (a || c, b || d));
         let chain = match op.input {
             Input::Get { .. } => continue,
-            _ if !value && !presence => continue,
+            _ if !value && !matters => continue,
             Input::Delete { .. } => &mut last_delete,
             Input::Put { .. } | Input::Cas { .. } if !value => &mut last_unseen,
             Input::Put { .. } | Input::Cas { .. } => &mut None,
         };
-        let earlier = chain.replace(kept.len());
-        kept.push(Pending {
-            op,
-            unseen: matches!(op.input, Input::Put { .. } | Input::Cas { .. }) && !value,
-            earlier,
-        });
+        pending.earlier = chain.replace(kept.len());
+        pending.unseen = matches!(op.input, Input::Put { .. } | Input::Cas { .. }) && !value;
+        pending.revision = value.then(|| revision_seen(op, &ops)).flatten();
+        kept.push(pending);
     }
     kept
 }
@@ -1099,5 +1200,60 @@ mod tests {
         // The request it stands for reads back as the same input.
         let input = cas("x", 2, "a");
         assert_eq!(Input::of(&input.request()), Some(input));
+    }
+
+    /// A write without an answer took effect at the revision a read saw its value at: here
+    /// before a write answered with a greater revision, so a read after that one must not
+    /// see it.
+    #[test]
+    fn an_unanswered_write_has_the_revision_a_read_saw_it_at() {
+        let rows = [
+            (1, put("x", "a"), 1, None, None),
+            (2, put("x", "b"), 2, Some(3), Some(put_ok(6))),
+            (3, get("x"), 4, Some(5), Some(found("a", 5))),
+        ];
+        assert!(matches!(verdict(&rows), Verdict::Violation(_)));
+        let mut fine = rows.clone();
+        fine[2].4 = Some(found("a", 7));
+        assert_eq!(verdict(&fine), Verdict::Linearizable);
+    }
+
+    /// A swap that held on the revision of a put overwritten since (here by a delete) is a
+    /// lost update, and a put without an answer whose value nobody saw cannot explain it: the
+    /// put's revision would be its own, not the overwritten one's.
+    #[test]
+    fn an_unseen_put_does_not_explain_a_swap_on_another_writes_revision() {
+        let deleted = Output::Delete {
+            deleted: 1,
+            revision: 3,
+        };
+        let rows = [
+            (1, put("x", "a"), 1, Some(2), Some(put_ok(2))),
+            (2, del("x"), 3, Some(4), Some(deleted)),
+            (3, put("x", "b"), 5, None, None),
+            (4, cas("x", 2, "c"), 6, Some(7), Some(swapped(7))),
+        ];
+        assert!(matches!(verdict(&rows), Verdict::Violation(_)));
+        // On revision 0 (the key absent) it may swap, the put never applied or applied after.
+        let mut fine = rows.clone();
+        fine[3].1 = cas("x", 0, "c");
+        assert_eq!(verdict(&fine), Verdict::Linearizable);
+    }
+
+    /// The shape of the histories that used to run out of steps (a class of faults leaves
+    /// dozens of writes without an answer): a swap's answer tells only what a get or a
+    /// delete's would, so the unanswered writes it cannot depend on leave the search.
+    #[test]
+    fn a_swap_answered_after_many_unanswered_writes_is_decided_quickly() {
+        let mut rows = vec![(0, put("x", "a"), 1, Some(2), Some(put_ok(2)))];
+        for c in 1..=30u64 {
+            rows.push((c as usize, put("x", &format!("v{c}")), 2 + c, None, None));
+            rows.push((c as usize + 30, del("x"), 2 + c, None, None));
+        }
+        rows.push((70, get("x"), 60, Some(61), Some(found("a", 2))));
+        rows.push((71, cas("x", 2, "c"), 62, Some(63), Some(swapped(90))));
+        rows.push((72, cas("x", 90, "d"), 64, Some(65), Some(not_swapped(None))));
+        rows.push((73, get("x"), 66, Some(67), Some(missing())));
+        assert_eq!(check(&history(&rows), 10_000), Verdict::Linearizable);
     }
 }
