@@ -141,6 +141,8 @@ pub struct ApiServer {
     /// Persistent collections of shared objects: a checkpoint copies none of them.
     cache: imbl::OrdMap<String, Arc<Value>>,
     cache_rev: i64,
+    /// Requests served (the REST verbs, events): whether a loop asked anything.
+    requests: u64,
     history: imbl::Vector<Arc<WatchEvent>>,
     /// Oldest revision the history still covers (a watch from before it is "too old").
     history_start: i64,
@@ -193,6 +195,7 @@ impl ApiServer {
             endpoint,
             cache: imbl::OrdMap::new(),
             cache_rev: 0,
+            requests: 0,
             history: imbl::Vector::new(),
             history_start: 0,
             cache_healthy: false,
@@ -383,6 +386,7 @@ impl ApiServer {
         ns: &str,
         name: &str,
     ) -> Result<Value, ApiError> {
+        self.requests += 1;
         self.get_kv(world, r, ns, name)
             .and_then(|kv| self.decode(&kv))
     }
@@ -413,6 +417,7 @@ impl ApiServer {
         r: &Resource,
         ns: Option<&str>,
     ) -> Result<(Vec<Value>, i64), ApiError> {
+        self.requests += 1;
         let req = RangeRequest::prefix(r.list_prefix(ns));
         match self.etcd(world, Request::Range(req))? {
             Response::Range(rr) => {
@@ -435,6 +440,7 @@ impl ApiServer {
         r: &Resource,
         mut obj: Value,
     ) -> Result<Value, ApiError> {
+        self.requests += 1;
         if !obj.is_object() {
             return Err(ApiError::bad_request(
                 "the body of the request was not an object".into(),
@@ -566,6 +572,7 @@ impl ApiServer {
         obj: Value,
         sub: Subresource,
     ) -> Result<Value, ApiError> {
+        self.requests += 1;
         let ns = if r.namespaced {
             match meta::namespace(&obj) {
                 "" => "default".to_string(),
@@ -596,6 +603,7 @@ impl ApiServer {
         name: &str,
         mut try_update: impl FnMut(&Value) -> Result<Value, ApiError>,
     ) -> Result<Value, ApiError> {
+        self.requests += 1;
         let key = r.key(ns, name);
         let mut kv = self.get_kv(world, r, ns, name)?;
         for _ in 0..CAS_RETRIES {
@@ -652,6 +660,7 @@ impl ApiServer {
         name: &str,
         grace_zero: bool,
     ) -> Result<Value, ApiError> {
+        self.requests += 1;
         let key = r.key(ns, name);
         let mut kv = self.get_kv(world, r, ns, name)?;
         let now = world.now();
@@ -821,6 +830,11 @@ impl ApiServer {
         self.cache_rev
     }
 
+    /// How many requests the API server has served (a counter to compare).
+    pub fn requests(&self) -> u64 {
+        self.requests
+    }
+
     /// WATCH from `rv` (exclusive): the cached events of resource `r` after it, or 410
     /// "too old resource version" when the cache's history no longer reaches back that far.
     pub fn watch(
@@ -914,6 +928,7 @@ impl ApiServer {
         world: &mut Cluster,
         note: &EventNote,
     ) -> Result<(), ApiError> {
+        self.requests += 1;
         let correlation_key = note.correlation_key();
         self.seen_clock += 1;
         let seen = self.seen_events.get(&correlation_key).cloned();

@@ -123,6 +123,7 @@ impl ControlPlane {
                 api.encryption = self.api.encryption.take();
                 api.event_ttl_ms = self.api.event_ttl_ms;
                 self.api = api;
+                self.controllers.forget_quiet_rounds();
             }
         }
     }

@@ -157,6 +157,41 @@ fn a_deployment_converges_and_pods_carry_owner_references() {
     }
 }
 
+/// The scheduler's and the controller manager's loops skip a round while the watch cache
+/// holds the revision of their last round that asked the API server nothing (the same run as
+/// running it: every `tests/testdata` script's output and trace are unchanged, among them
+/// `kube/unschedulable.script`, whose pending pods keep the scheduler's rounds going through
+/// their backoff); a change wakes them.
+#[test]
+fn idle_loops_skip_their_rounds_until_the_cache_changes() {
+    let mut w = world();
+    let mut cp = ControlPlane::up(&mut w, 7, Preset::Members).unwrap();
+    let d = json!({"metadata": {"name": "web"}, "spec": {"replicas": 2,
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}}}});
+    cp.api.create(&tester(), &mut w, &DEPLOYMENTS, d).unwrap();
+    let ready = |cp: &mut ControlPlane, w: &mut Cluster| {
+        let d = cp.api.get(w, &DEPLOYMENTS, "default", "web").unwrap();
+        meta::i64_at(&d, &["status", "readyReplicas"])
+    };
+    let t = w.now() + 8_000;
+    cp.run_until(&mut w, t);
+    assert_eq!(ready(&mut cp, &mut w), Some(2));
+    let skipped = cp.controllers.quiet_rounds_skipped();
+    cp.run_until(&mut w, t + 10_000);
+    // 100 rounds of 4 loops; the Leases' renewals change the revision now and then.
+    let idle = cp.controllers.quiet_rounds_skipped() - skipped;
+    assert!(idle > 300, "{idle} rounds skipped in 10 idle seconds");
+    let mut d = cp.api.get(&mut w, &DEPLOYMENTS, "default", "web").unwrap();
+    d["spec"]["replicas"] = json!(3);
+    (cp.api
+        .update(&tester(), &mut w, &DEPLOYMENTS, d, Subresource::Main))
+    .unwrap();
+    cp.run_until(&mut w, t + 18_000);
+    assert_eq!(ready(&mut cp, &mut w), Some(3));
+}
+
 /// Losing etcd's quorum: the controller manager and the scheduler cannot renew their Leases
 /// within the renew deadline and stop; when quorum returns they take the Leases again.
 #[test]

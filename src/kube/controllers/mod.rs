@@ -49,9 +49,72 @@ pub struct Controllers {
     controller_manager_lease: leader_election::Elector,
     scheduler_lease: leader_election::Elector,
     informers: informers::Informers,
+    /// The loops that act on what the watch cache holds alone: the cache's revision at each
+    /// one's last round that sent the API server nothing (see [`Quiet::round`]).
+    quiet: Quiet,
 }
 
 type Tick = Result<(), ApiError>;
+
+/// The loops [`Quiet`] may skip a round of.
+#[derive(Clone, Copy)]
+enum Loop {
+    Scheduler,
+    Deployment,
+    ReplicaSet,
+    GarbageCollector,
+}
+
+/// Per loop, the watch cache's revision at its last round that sent no request.
+#[derive(Clone, Debug, Default)]
+struct Quiet {
+    at: [Option<i64>; 4],
+    #[cfg(test)]
+    skipped: u64,
+}
+
+/// Whether a round left work waiting on the clock (a backoff, a client's rate limit).
+type Waiting = bool;
+
+impl Quiet {
+    /// Runs one round of a loop that reads only the watch cache until it sends a request
+    /// (and the clock only for what it writes or for work it leaves waiting), and draws no
+    /// random numbers before one: a round that sent nothing and left nothing waiting would do
+    /// the same while the cache holds the same revision, so that round is skipped. Most
+    /// rounds of an idle cluster are such rounds (the loops tick ten times a second).
+    fn round(
+        &mut self,
+        which: Loop,
+        api: &mut ApiServer,
+        round: impl FnOnce(&mut ApiServer) -> Result<Waiting, ApiError>,
+    ) -> Tick {
+        let revision = api.cache_revision();
+        let at = &mut self.at[which as usize];
+        if *at == Some(revision) {
+            #[cfg(test)]
+            {
+                self.skipped += 1;
+            }
+            return Ok(());
+        }
+        let requests = api.requests();
+        let result = round(api);
+        let idle = matches!(result, Ok(false)) && api.requests() == requests;
+        *at = idle.then_some(revision);
+        result.map(|_| ())
+    }
+}
+
+/// A token bucket's use in `round`: whether it asked for one (work a refused token leaves
+/// waiting).
+fn asking(
+    client: &mut rate_limit::RateLimiter,
+    round: impl FnOnce(&mut rate_limit::RateLimiter) -> Tick,
+) -> Result<Waiting, ApiError> {
+    let asked = client.asked();
+    round(client)?;
+    Ok(client.asked() != asked)
+}
 
 /// An etcd failure stops the round (the next round retries); API errors such as a Conflict
 /// only skip the one object.
@@ -131,7 +194,19 @@ impl Controllers {
             controller_manager_lease: leader_election::Elector::new("kube-controller-manager"),
             scheduler_lease: leader_election::Elector::new("kube-scheduler"),
             informers: informers::Informers::default(),
+            quiet: Quiet::default(),
         }
+    }
+
+    /// A new API server's cache is read afresh (what it could not decode may differ): every
+    /// loop runs its next round.
+    pub fn forget_quiet_rounds(&mut self) {
+        self.quiet = Quiet::default();
+    }
+
+    #[cfg(test)]
+    pub fn quiet_rounds_skipped(&self) -> u64 {
+        self.quiet.skipped
     }
 
     /// Every node: the control plane's, then the workers.
@@ -254,16 +329,29 @@ impl Controllers {
     ) -> Tick {
         let nodes = self.node_names();
         let informers = &mut self.informers;
+        let (rng, quiet) = (&mut self.rng, &mut self.quiet);
         if scheduling {
-            self.scheduler.sync(api, world, &mut self.rng, informers)?;
+            let scheduler = &mut self.scheduler;
+            quiet.round(Loop::Scheduler, api, |api| {
+                scheduler.sync(api, world, rng, informers)
+            })?;
             api.sync(world);
         }
         if managing {
-            deployment::sync(api, world, &mut self.rng, informers)?;
+            quiet.round(Loop::Deployment, api, |api| {
+                deployment::sync(api, world, rng, informers).map(|()| false)
+            })?;
             api.sync(world);
-            replicaset::sync(api, world, informers, &mut self.replicaset_client)?;
+            let client = &mut self.replicaset_client;
+            quiet.round(Loop::ReplicaSet, api, |api| {
+                asking(client, |client| {
+                    replicaset::sync(api, world, informers, client)
+                })
+            })?;
             api.sync(world);
-            garbage_collector::sync(api, world, informers)?;
+            quiet.round(Loop::GarbageCollector, api, |api| {
+                garbage_collector::sync(api, world, informers).map(|()| false)
+            })?;
             api.sync(world);
             self.node_lifecycle.sync(api, world, &nodes, informers)?;
             api.sync(world);

@@ -19,6 +19,8 @@ pub struct RateLimiter {
     /// Tokens in thousandths, so that refilling by elapsed milliseconds stays exact.
     milli_tokens: u64,
     last_ms: Millis,
+    /// Tokens asked for, granted or not.
+    asked: u64,
 }
 
 impl RateLimiter {
@@ -29,12 +31,19 @@ impl RateLimiter {
             burst,
             milli_tokens: burst * 1000,
             last_ms: now,
+            asked: 0,
         }
+    }
+
+    /// How many tokens were asked for (a counter to compare).
+    pub fn asked(&self) -> u64 {
+        self.asked
     }
 
     /// Takes a token for one request at `now`; false when there is none left (the request
     /// waits for a later tick).
     pub fn take(&mut self, now: Millis) -> bool {
+        self.asked += 1;
         let elapsed = now.saturating_sub(self.last_ms);
         self.last_ms = self.last_ms.max(now);
         self.milli_tokens = (self.milli_tokens + elapsed * self.qps).min(self.burst * 1000);

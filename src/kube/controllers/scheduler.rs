@@ -4,7 +4,7 @@
 
 use super::informers::Informers;
 use super::rate_limit::{self, RateLimiter};
-use super::{edit, event, soft, Tick};
+use super::{edit, event, soft, Tick, Waiting};
 use crate::base::{Millis, Rng};
 use crate::etcd::Cluster;
 use crate::kube::apiserver::{ApiServer, Caller};
@@ -60,7 +60,7 @@ impl Scheduler {
         world: &mut Cluster,
         rng: &mut Rng,
         informers: &mut Informers,
-    ) -> Tick {
+    ) -> Result<Waiting, ApiError> {
         let caller = Caller::component(NAME);
         let pods = informers.pods.list(api, None);
         let nodes = informers.nodes.objects(api, None);
@@ -75,10 +75,12 @@ impl Scheduler {
         }
         let pending: Vec<String> = pods.iter().map(|(_, p)| p.key()).collect();
         self.unschedulable.retain(|k, _| pending.contains(k));
+        let mut waiting = false;
         for (value, pod) in pods {
             if !pod.node_name().is_empty() || !pod.is_active() {
                 continue;
             }
+            waiting = true;
             let key = pod.key();
             if self
                 .unschedulable
@@ -88,7 +90,7 @@ impl Scheduler {
                 continue;
             }
             if !self.client.take(world.now()) {
-                return Ok(());
+                return Ok(true);
             }
             // The filters: NodeUnschedulable, TaintToleration, then NodeResourcesFit's pod
             // count; a node that fails says why.
@@ -112,13 +114,13 @@ impl Scheduler {
                 .map(|(k, _)| k.clone())
                 .collect();
             let Some(node) = rng.pick(&best).cloned() else {
-                return Ok(());
+                return Ok(true);
             };
             if bind(api, &caller, world, (&value, &pod), &node)? {
                 *load.entry(node).or_default() += 1;
             }
         }
-        Ok(())
+        Ok(waiting)
     }
 
     /// No node fits: the pod stays Pending with PodScheduled=False/Unschedulable and a
