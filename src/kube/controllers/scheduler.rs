@@ -54,6 +54,8 @@ fn max_pods(node: &Node) -> usize {
 }
 
 impl Scheduler {
+    /// One round: each pending pod bound to the least loaded node that fits it, or told why
+    /// none does; whether a pod still waits for a node (its next try follows the clock).
     pub fn sync(
         &mut self,
         api: &mut ApiServer,
