@@ -128,15 +128,21 @@ fn watches_resume_from_a_resource_version_and_expire_after_compaction() {
     );
 }
 
-#[test]
-fn a_deployment_converges_and_pods_carry_owner_references() {
+/// A control plane (seed 7) with Deployment `web` of `replicas` nginx pods just created.
+fn with_web(replicas: i64) -> (Cluster, ControlPlane) {
     let mut w = world();
     let mut cp = ControlPlane::up(&mut w, 7, Preset::Members).unwrap();
-    let d = json!({"metadata": {"name": "web"}, "spec": {"replicas": 3,
+    let d = json!({"metadata": {"name": "web"}, "spec": {"replicas": replicas,
         "selector": {"matchLabels": {"app": "web"}},
         "template": {"metadata": {"labels": {"app": "web"}},
             "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}}}});
     cp.api.create(&tester(), &mut w, &DEPLOYMENTS, d).unwrap();
+    (w, cp)
+}
+
+#[test]
+fn a_deployment_converges_and_pods_carry_owner_references() {
+    let (mut w, mut cp) = with_web(3);
     let t = w.now() + 8_000;
     cp.run_until(&mut w, t);
     let d = cp.api.get(&mut w, &DEPLOYMENTS, "default", "web").unwrap();
@@ -164,13 +170,7 @@ fn a_deployment_converges_and_pods_carry_owner_references() {
 /// their backoff); a change wakes them.
 #[test]
 fn idle_loops_skip_their_rounds_until_the_cache_changes() {
-    let mut w = world();
-    let mut cp = ControlPlane::up(&mut w, 7, Preset::Members).unwrap();
-    let d = json!({"metadata": {"name": "web"}, "spec": {"replicas": 2,
-        "selector": {"matchLabels": {"app": "web"}},
-        "template": {"metadata": {"labels": {"app": "web"}},
-            "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}}}});
-    cp.api.create(&tester(), &mut w, &DEPLOYMENTS, d).unwrap();
+    let (mut w, mut cp) = with_web(2);
     let ready = |cp: &mut ControlPlane, w: &mut Cluster| {
         let d = cp.api.get(w, &DEPLOYMENTS, "default", "web").unwrap();
         meta::i64_at(&d, &["status", "readyReplicas"])
@@ -353,13 +353,7 @@ fn typed_objects_round_trip_every_cached_object_exactly() {
         let typed: T = objects::from_value(v).expect("reads as its type");
         assert_eq!(&objects::to_value(&typed), v);
     }
-    let mut w = world();
-    let mut cp = ControlPlane::up(&mut w, 7, Preset::Members).unwrap();
-    let d = json!({"metadata": {"name": "web"}, "spec": {"replicas": 3,
-        "selector": {"matchLabels": {"app": "web"}},
-        "template": {"metadata": {"labels": {"app": "web"}},
-            "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}}}});
-    cp.api.create(&tester(), &mut w, &DEPLOYMENTS, d).unwrap();
+    let (mut w, mut cp) = with_web(3);
     let mut checked = 0;
     for step in 0..3 {
         let t = w.now() + 4_000;
