@@ -57,7 +57,8 @@ pub struct Timeline {
     size: u64,
     /// [`RECENT_GROWTH`], smaller in tests.
     recent_growth: u64,
-    /// Checkpoints taken since the start, the thinned ones too.
+    /// Checkpoints taken since the start, the thinned ones too (for tests).
+    #[cfg(test)]
     made: u64,
 }
 
@@ -83,6 +84,7 @@ impl Timeline {
             every_ms: CHECKPOINT_EVERY_MS,
             size: size(world),
             recent_growth: RECENT_GROWTH,
+            #[cfg(test)]
             made: 0,
         }
     }
@@ -127,7 +129,10 @@ impl Timeline {
     }
 
     fn push(&mut self, mut checkpoint: Checkpoint) {
-        self.made += 1;
+        #[cfg(test)]
+        {
+            self.made += 1;
+        }
         let now = checkpoint.world.now();
         (checkpoint.world).forget_wire_before(now.saturating_sub(CHECKPOINT_WIRE_MS));
         let size_now = size(&checkpoint.world);
@@ -261,6 +266,7 @@ impl Session {
     }
 
     /// Checkpoints taken since the start, those thinned since too.
+    #[cfg(test)]
     pub fn checkpoints_made(&self) -> u64 {
         self.timeline.made
     }
