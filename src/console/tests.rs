@@ -889,3 +889,25 @@ fn a_checkpoint_keeps_only_its_last_seconds_of_wire_records() {
         at.len()
     );
 }
+
+/// `raftlab fuzz --target script --seed 1 --from 14853 --iterations 1` (kube/limits.script
+/// with its 16-byte value grown to 4,700) doubled the variable to 300 MB and ran 37 s, past
+/// the fuzzer's minute on a loaded machine; a line now stops expanding at the limit.
+#[test]
+fn a_variable_doubled_past_the_line_limit_is_refused_and_keeps_its_value() {
+    let mut s = session();
+    s.execute(&format!("v={}", "x".repeat(4096)), None);
+    let grow = format!("v={}", "$v".repeat(16));
+    assert_eq!(s.execute(&grow, None).code, 0, "64 KiB");
+    assert_eq!(s.execute(&grow, None).code, 0, "1 MiB");
+    let over = s.execute(&grow, None);
+    assert_eq!(over.stdout, "");
+    assert_eq!(
+        over.stderr,
+        "Error: expansion longer than 8 MiB: Raft Lab runs lines of at most 8 MiB\n"
+    );
+    assert_eq!(over.code, 1);
+    let echoed = s.execute("echo \"$v$v$v$v$v$v$v$v$v\" | wc -c", None);
+    assert!(echoed.stderr.contains("expansion longer"), "{echoed:?}");
+    assert_eq!(s.execute("echo $v | wc -c", None).stdout, "1048577\n");
+}

@@ -98,7 +98,7 @@ pub fn expand(
                     }
                     let inner: String = chars[i + 2..end].iter().collect();
                     let output = substitute(&inner);
-                    out.push_str(&literal(output.trim_end_matches('\n')));
+                    push_expansion(&mut out, &literal(output.trim_end_matches('\n')))?;
                     i = end + 1;
                     continue;
                 }
@@ -108,7 +108,7 @@ pub fn expand(
                         .position(|c| *c == '}')
                         .ok_or("unexpected EOF while looking for matching `}'")?;
                     let expr: String = chars[i + 2..i + end].iter().collect();
-                    out.push_str(&literal(&parameter(&expr, var)?));
+                    push_expansion(&mut out, &literal(&parameter(&expr, var)?))?;
                     i += end + 1;
                     continue;
                 }
@@ -118,7 +118,7 @@ pub fn expand(
                         .take_while(|c| c.is_ascii_alphanumeric() || **c == '_')
                         .count();
                     let name: String = chars[i + 1..i + 1 + len].iter().collect();
-                    out.push_str(&literal(&var(&name)));
+                    push_expansion(&mut out, &literal(&var(&name)))?;
                     i += 1 + len;
                     continue;
                 }
@@ -196,10 +196,27 @@ pub fn raw_words(line: &str) -> Option<Vec<String>> {
     Some(words)
 }
 
-/// The index of the `)` that closes the `(` at `open`, skipping quoted text and nesting.
 /// How deep `$(…)` and parentheses may nest in one line: each level is a command run inside
 /// the one around it, and thousands of them (a fuzzed paste) would overflow the page's stack.
 const MAX_NESTING: usize = 32;
+
+/// How long a line may grow as its variables and substitutions expand: bash has no limit,
+/// but a variable doubled in a loop reaches hundreds of megabytes in a few lines, and the
+/// page would freeze copying it (the API server's 3 MiB request body still fits, thrice).
+pub const MAX_EXPANDED_BYTES: usize = 8 << 20;
+
+/// `out` with `text` after it, unless that makes it longer than [`MAX_EXPANDED_BYTES`].
+fn push_expansion(out: &mut String, text: &str) -> Result<(), String> {
+    if out.len() + text.len() > MAX_EXPANDED_BYTES {
+        return Err(format!(
+            "expansion longer than {} MiB: Raft Lab runs lines of at most {} MiB",
+            MAX_EXPANDED_BYTES >> 20,
+            MAX_EXPANDED_BYTES >> 20
+        ));
+    }
+    out.push_str(text);
+    Ok(())
+}
 
 /// The `)` closing the `(` at `open`, and how deep parentheses nest up to it.
 fn closing(chars: &[char], open: usize) -> Option<(usize, usize)> {
