@@ -63,11 +63,12 @@ pub fn ours(w: &Workload) -> Outcome {
             if node.has_ready() {
                 let mut rd = node.ready();
                 disk.persist(&rd);
-                queue.extend(std::mem::take(&mut rd.messages));
+                queue.extend(rd.messages.drain(..));
                 for e in &rd.committed_entries {
                     apply(sm, &e.data);
                 }
                 node.advance(&rd);
+                node.recycle(std::mem::take(&mut rd.messages));
                 moved = true;
             }
         }

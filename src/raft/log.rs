@@ -13,6 +13,9 @@ pub type EntryData = Arc<[u8]>;
 /// chunks changed since the previous one, however long the log is.
 pub type Entries = imbl::Vector<Entry>;
 
+/// Up to this many entries, [`RaftLog::entries_from`] looks each up instead of walking a focus.
+const FEW_ENTRIES: usize = 4;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EntryKind {
@@ -201,6 +204,11 @@ impl RaftLog {
         }
         let start = (from - self.snapshot_index - 1) as usize;
         let end = start.saturating_add(max).min(self.entries.len());
+        // A few entries (one proposal's, most often) are looked up one by one: a focus over
+        // the tree costs more to build than it saves.
+        if end - start <= FEW_ENTRIES {
+            return (start..end).map(|i| self.entries[i].clone()).collect();
+        }
         self.entries
             .focus()
             .narrow(start..end)

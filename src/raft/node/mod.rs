@@ -114,6 +114,10 @@ pub struct Raft {
     events: Vec<NodeEvent>,
     persisted_hard_state: HardState,
     pending_snapshot: Option<Snapshot>,
+    /// With `batch_append`, a leader's proposals since the last Ready, not yet sent: the
+    /// next Ready sends them all at once, one append per follower, instead of each proposal
+    /// looking its follower's append up in the outbox and copying its entry into it.
+    appends_due: bool,
 }
 
 impl Raft {
@@ -185,6 +189,7 @@ impl Raft {
             events: Vec::new(),
             persisted_hard_state: hard,
             pending_snapshot: None,
+            appends_due: false,
         };
         raft.reload_conf();
         raft.reset_randomized_election_timeout();
@@ -317,7 +322,11 @@ impl Raft {
         let forwarded = match self.role {
             Role::Leader(ref state) if state.transferee.is_none() => {
                 self.append_entry(EntryKind::Normal, data);
-                self.bcast_append();
+                if self.config.batch_append {
+                    self.appends_due = true;
+                } else {
+                    self.bcast_append();
+                }
                 true
             }
             Role::Follower => self.forward_to_leader(self.id, Body::Propose { data }),
@@ -490,10 +499,14 @@ impl Raft {
             || self.pending_snapshot.is_some()
             || self.leader_state().is_some_and(|s| s.wants_snapshot())
             || !self.events.is_empty()
+            || self.appends_due
     }
 
     /// What the driver must do now; see `Ready` for the order.
     pub fn ready(&mut self) -> Ready {
+        if std::mem::take(&mut self.appends_due) {
+            self.send_due_appends();
+        }
         let hard = self.hard_state();
         Ready {
             hard_state: (hard != self.persisted_hard_state).then_some(hard),

@@ -186,12 +186,22 @@ impl Raft {
     }
 
     pub(super) fn bcast_append(&mut self) {
+        self.append_to_peers(true);
+    }
+
+    /// A batched leader's proposals since the last Ready, to each follower that has not had
+    /// them meanwhile (an answer may have sent them already).
+    pub(super) fn send_due_appends(&mut self) {
+        self.append_to_peers(false);
+    }
+
+    fn append_to_peers(&mut self, allow_empty: bool) {
         let mut after = None;
         while let Some(peer) = self
             .leader_state()
             .and_then(|s| s.peer_after(self.id, after))
         {
-            self.send_append(peer, true);
+            self.send_append(peer, allow_empty);
             after = Some(peer);
         }
     }
@@ -329,6 +339,7 @@ fn pending_append(
 #[cfg(test)]
 mod tests {
     use crate::base::{MemberId, Rng};
+    use crate::raft::message::Body;
     use crate::raft::{Config, Message, Raft};
 
     /// Three voters, every message delivered at once; returns the appends m1 sent while
@@ -391,5 +402,41 @@ mod tests {
             assert_eq!(a.log().committed, b.log().committed);
             assert_eq!(a.log().last_index(), a.log().committed);
         }
+    }
+
+    /// With `batch_append` a leader's proposals wait for its next Ready; a follower that got
+    /// them meanwhile (a heartbeat's answer showed it behind) is not sent them twice, nor an
+    /// empty append.
+    #[test]
+    fn batched_proposals_go_out_once_at_the_next_ready() {
+        let (_, mut nodes) = burst(true);
+        let leader = &mut nodes[0];
+        let (term, matched) = (leader.term, leader.log().last_index());
+        leader.propose(vec![10]).expect("leader accepts");
+        leader.propose(vec![11]).expect("leader accepts");
+        assert!(leader.msgs.is_empty(), "nothing sent before the Ready");
+        leader.step(Message {
+            from: MemberId(2),
+            to: MemberId(1),
+            term,
+            body: Body::AppendResp {
+                index: matched,
+                reject: false,
+                hint_index: 0,
+                hint_term: 0,
+                heartbeat: true,
+                read_ctx: 0,
+            },
+        });
+        let sent: Vec<(u64, Vec<u64>)> = (leader.ready().messages.iter())
+            .filter_map(|m| match &m.body {
+                Body::Append { entries, .. } => {
+                    Some((m.to.0, entries.iter().map(|e| e.index).collect()))
+                }
+                _ => None,
+            })
+            .collect();
+        let new = vec![matched + 1, matched + 2];
+        assert_eq!(sent, vec![(2, new.clone()), (3, new)]);
     }
 }
