@@ -31,9 +31,10 @@ pub struct Config {
     pub max_inflight: usize,
     /// Entries per AppendEntries message (batching).
     pub max_entries_per_msg: usize,
-    /// raft-rs's `batch_append`: an append still waiting in the outbox for a follower takes
-    /// the entries of the next proposals too, one message per follower per burst. Off by
-    /// default, as in raft-rs and etcd, so the page draws one append per proposal.
+    /// raft-rs's `batch_append`: one message per follower per burst. A leader's proposals
+    /// wait for its next Ready, and an append still in the outbox for a follower takes the
+    /// entries sent after it. Off by default, as in raft-rs and etcd, so the page draws one
+    /// append per proposal.
     pub batch_append: bool,
     pub teaching: TeachingSwitches,
 }
