@@ -203,7 +203,7 @@ const MAX_NESTING: usize = 32;
 /// How long a line may grow as its variables and substitutions expand: bash has no limit,
 /// but a variable doubled in a loop reaches hundreds of megabytes in a few lines, and the
 /// page would freeze copying it (the API server's 3 MiB request body still fits, thrice).
-pub const MAX_EXPANDED_BYTES: usize = 8 << 20;
+const MAX_EXPANDED_BYTES: usize = 8 << 20;
 
 /// `out` with `text` after it, unless that makes it longer than [`MAX_EXPANDED_BYTES`].
 fn push_expansion(out: &mut String, text: &str) -> Result<(), String> {
