@@ -87,15 +87,6 @@ impl LeaderState {
             .find(|id| *id != leader)
     }
 
-    /// Each peer with the index it is known to match (where its heartbeat goes).
-    pub(super) fn heartbeat_targets(&self, leader: MemberId) -> Vec<(MemberId, Index)> {
-        self.progress
-            .iter()
-            .filter(|(id, _)| **id != leader)
-            .map(|(id, pr)| (*id, pr.match_index))
-            .collect()
-    }
-
     /// The largest index a quorum of `voters` has (`Index::MAX` when there are none).
     pub(super) fn committed_index(&self, voters: &JointConfig) -> Index {
         voters.committed_index(|id| self.progress.get(&id).map(|pr| pr.match_index))

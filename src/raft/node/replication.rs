@@ -262,26 +262,36 @@ impl Raft {
     /// Heartbeats are empty AppendEntries at the follower's known match, carrying the commit
     /// index only as far as the follower is known to have the log.
     pub(super) fn bcast_heartbeat(&mut self, read_ctx: u64) {
-        let Role::Leader(state) = &self.role else {
+        // The fields apart, so the heartbeats go straight into the outbox (a list of the
+        // targets made first was an allocation at every heartbeat).
+        let Raft {
+            role: Role::Leader(state),
+            log,
+            msgs,
+            id,
+            term,
+            ..
+        } = self
+        else {
             return;
         };
-        for (to, matched) in state.heartbeat_targets(self.id) {
-            let (prev_index, prev_term) = match self.log.term(matched) {
-                Some(term) => (matched, term),
-                None => (self.log.snapshot_index, self.log.snapshot_term),
+        for (to, pr) in state.progress.iter().filter(|(to, _)| *to != id) {
+            let (prev_index, prev_term) = match log.term(pr.match_index) {
+                Some(term) => (pr.match_index, term),
+                None => (log.snapshot_index, log.snapshot_term),
             };
             let body = Body::Append {
                 prev_index,
                 prev_term,
                 entries: Vec::new(),
-                commit: self.log.committed.min(prev_index),
+                commit: log.committed.min(prev_index),
                 heartbeat: true,
                 read_ctx,
             };
-            self.send(Message {
-                from: self.id,
-                to,
-                term: self.term,
+            msgs.push(Message {
+                from: *id,
+                to: *to,
+                term: *term,
                 body,
             });
         }
