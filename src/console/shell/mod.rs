@@ -184,7 +184,11 @@ pub fn raw_words(line: &str) -> Option<Vec<String>> {
             }
             _ => {}
         }
-        word.extend(&chars[i..=end]);
+        if end == i {
+            word.push(c);
+        } else {
+            word.extend(&chars[i..=end]);
+        }
         i = end + 1;
     }
     if single || double {
