@@ -352,18 +352,22 @@ mod tests {
     use crate::raft::message::Body;
     use crate::raft::{Config, Message, Raft};
 
-    /// Three voters, every message delivered at once; returns the appends m1 sent while
-    /// committing ten proposals handed to it in one burst, and the nodes.
-    fn burst(batch_append: bool) -> (usize, Vec<Raft>) {
-        let voters: Vec<MemberId> = (1..=3).map(MemberId).collect();
-        let mut nodes: Vec<Raft> = voters
-            .iter()
+    /// Voters m1..mN, batching or not; member i draws from `Rng::new(seed * 100 + i)`.
+    fn voters(n: u64, batch_append: bool, seed: u64) -> Vec<Raft> {
+        let voters: Vec<MemberId> = (1..=n).map(MemberId).collect();
+        (voters.iter())
             .map(|id| {
                 let mut config = Config::new(*id, voters.clone());
                 config.batch_append = batch_append;
-                Raft::new(config, Rng::new(id.0))
+                Raft::new(config, Rng::new(seed * 100 + id.0))
             })
-            .collect();
+            .collect()
+    }
+
+    /// Three voters, every message delivered at once; returns the appends m1 sent while
+    /// committing ten proposals handed to it in one burst, and the nodes.
+    fn burst(batch_append: bool) -> (usize, Vec<Raft>) {
+        let mut nodes = voters(3, batch_append, 0);
         let mut appends = 0;
         let pump = |nodes: &mut Vec<Raft>, appends: &mut usize| loop {
             let mut queue: Vec<Message> = Vec::new();
@@ -482,15 +486,7 @@ mod tests {
         use crate::raft::Durable;
         for seed in 1..=100 {
             let mut rng = Rng::new(seed);
-            let voters: Vec<MemberId> = (1..=5).map(MemberId).collect();
-            let mut nodes: Vec<Raft> = voters
-                .iter()
-                .map(|id| {
-                    let mut config = Config::new(*id, voters.clone());
-                    config.batch_append = true;
-                    Raft::new(config, Rng::new(seed * 100 + id.0))
-                })
-                .collect();
+            let mut nodes = voters(5, true, seed);
             let mut disks = vec![Durable::default(); nodes.len()];
             let mut applied = vec![Applied::new(); 5];
             let mut net: Vec<Message> = Vec::new();
