@@ -291,9 +291,7 @@ fn fuzz_target(
     let started = Instant::now();
     let workers = spawn_workers(&job, args, corpus, ledger);
     watch(&job, &workers, args.timeout);
-    let (slowest_us, slowest) = (workers.iter().map(|w| w.progress.slowest()))
-        .max()
-        .unwrap_or_default();
+    let progress: Vec<Arc<Progress>> = workers.iter().map(|w| w.progress.clone()).collect();
     let panicked: u64 = workers
         .into_iter()
         .map(|w| {
@@ -304,6 +302,10 @@ fn fuzz_target(
         })
         .sum();
     let seconds = started.elapsed().as_secs_f64();
+    // Read once the workers are joined, so that what each wrote is seen.
+    let (slowest_us, slowest) = (progress.iter().map(|p| p.slowest()))
+        .max()
+        .unwrap_or_default();
     println!(
         "fuzz {}: {} inputs (seed {}, from {}), {panicked} panicked, {:.0} inputs/s ({seconds:.1} s), the slowest input {slowest} in {:.1} ms",
         target.name,
