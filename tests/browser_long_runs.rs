@@ -215,3 +215,52 @@ fn a_2_mib_put_in_the_page_gets_etcdctls_real_error() {
         },
     );
 }
+
+/// `etcdctl check perf` typed in the console: its minute of load runs in slices, the page
+/// showing how far it is (values between none and all of the minute), and ends with the
+/// verdicts etcdctl prints; the page's longest tasks meanwhile are printed (never asserted:
+/// wall time on a shared machine is no test's business).
+#[test]
+fn check_perf_runs_its_minute_of_load_in_slices() {
+    story(
+        "check_perf_runs_its_minute_of_load_in_slices",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            page.wait_single_leader().await?;
+            page.pause().await?;
+            record_progress(&page).await?;
+            page.execute(
+                "window.__tasks = [];
+                 new PerformanceObserver(l => l.getEntries().forEach(
+                     e => window.__tasks.push(Math.round(e.duration)))).observe({type: 'longtask'});",
+                vec![],
+            )
+            .await?;
+            page.type_text(CONSOLE, "etcdctl check perf\n").await?;
+            wait_for("the verdicts", async || {
+                let out = page.console_output().await?;
+                let tail = out[out.rfind("$ etcdctl check perf").unwrap_or(0)..].to_string();
+                Ok(tail.contains("PASS: Stddev").then_some(tail))
+            })
+            .await?;
+            page.screenshot("long-runs-check-perf").await?;
+            let seen = progress_seen(&page).await?;
+            let minute = 60_000;
+            let mut done: Vec<u64> = seen.iter().filter(|p| p.1 == minute).map(|p| p.0).collect();
+            done.dedup();
+            println!("progress seen: {} values of the minute", done.len());
+            assert!(done.iter().any(|&d| d > 0 && d < minute), "{seen:?}");
+            assert!(done.len() >= 3, "in slices: {done:?}");
+            let tasks = page.execute("return window.__tasks;", vec![]).await?;
+            println!("long tasks meanwhile (ms): {tasks}");
+            let out = page.console_output().await?;
+            let tail = &out[out.rfind("$ etcdctl check perf").unwrap_or(0)..];
+            println!("{tail}");
+            assert!(
+                tail.contains("1m0s") && tail.contains("PASS: Throughput"),
+                "{tail}"
+            );
+            Ok(())
+        },
+    );
+}

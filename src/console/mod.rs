@@ -10,6 +10,7 @@ pub mod etcdctl;
 pub mod goal;
 mod history;
 pub mod kubectl;
+mod later;
 pub mod script;
 mod session;
 mod shell;

@@ -5,9 +5,9 @@
 use super::error::ConsoleError;
 use super::goal::{Baseline, Watch};
 use super::history::{History, HistoryEntry};
+use super::later::{Later, Typed};
 use super::timeline::Timeline;
 use super::transcript::{Finished, Transcript};
-use super::verbs::Awaited;
 use super::{shell, Output, WAIT_LEADER_LIMIT_MS};
 use crate::base::{format_duration, Millis};
 use crate::check::Monitor;
@@ -54,9 +54,9 @@ pub struct Session {
     /// Virtual time the command being executed asked to let pass (`wait 600s`, `sleep 10`),
     /// not yet run: [`Session::resume`] runs it, all at once (the CLI) or in slices (the page).
     pub(super) owed_ms: Millis,
-    /// The condition the command being executed asked to wait for (`wait leader`, `wait
-    /// until`), not yet waited for: [`Session::resume`] runs it, as it runs `owed_ms`.
-    pub(super) awaited: Option<Awaited>,
+    /// What the command being executed left running (`wait leader`, `wait until`, `etcdctl
+    /// check perf`'s load), not yet run: [`Session::resume`] runs it, as it runs `owed_ms`.
+    pub(super) later: Option<Later>,
     /// When the run's first command could be given: 0, or once the preset's world is up
     /// (kubeadm's). Its script starts there.
     start_ms: Millis,
@@ -65,14 +65,15 @@ pub struct Session {
 /// A command whose virtual time is still passing: its output is known, its time not yet run.
 #[derive(Clone, Debug)]
 pub struct Running {
-    time_ms: Millis,
+    /// When it was typed: time, and events handled.
+    started: (Millis, u64),
     line: String,
     stdin: Option<String>,
     out: Output,
     from_ms: Millis,
     until_ms: Millis,
-    /// A wait for a condition: done once it is decided, by `until_ms` at the latest.
-    awaited: Option<Awaited>,
+    /// What it left running: done once that is over (a wait, by `until_ms` at the latest).
+    later: Option<Later>,
 }
 
 impl Running {
@@ -83,7 +84,7 @@ impl Running {
 
     /// The virtual time it was typed at.
     pub fn time_ms(&self) -> Millis {
-        self.time_ms
+        self.started.0
     }
 
     /// Virtual milliseconds already run, with the world at `now`.
@@ -111,7 +112,7 @@ impl Session {
             watch: None,
             mark: None,
             owed_ms: 0,
-            awaited: None,
+            later: None,
             start_ms: 0,
         };
         if session.config.preset == Preset::Kubeadm {
@@ -247,8 +248,9 @@ impl Session {
     /// (`etcdctl get / --prefix --keys-only | wc -l`) runs its first command here and filters
     /// that command's output with the rest (`shell::pipe`); it is recorded whole.
     pub fn execute(&mut self, line: &str, stdin: Option<&str>) -> Output {
-        let run = self.start(line, stdin);
-        self.resume(&run, Millis::MAX);
+        let mut run = self.start(line, stdin);
+        // A heavy load hands control back now and then even with all the time it wants.
+        while !self.resume(&mut run, Millis::MAX) {}
         self.finish(run)
     }
 
@@ -256,39 +258,37 @@ impl Session {
     /// `execute` is `start`, `resume` to the end and `finish`, so a command run in slices
     /// (the page) ends as the same command run at once (the CLI, transcripts).
     pub fn start(&mut self, line: &str, stdin: Option<&str>) -> Running {
-        let time_ms = self.world.now();
+        let started = (self.world.now(), self.world.steps());
         // A command substitution settles its own wait before its line goes on.
         let outer = std::mem::take(&mut self.owed_ms);
-        let outer_awaited = self.awaited.take();
+        let outer_later = self.later.take();
         let out = self.try_execute(line, stdin).unwrap_or_else(Output::error);
         self.follow_manifests();
         let owed = std::mem::replace(&mut self.owed_ms, outer);
-        let awaited = std::mem::replace(&mut self.awaited, outer_awaited);
+        let later = std::mem::replace(&mut self.later, outer_later);
         let from_ms = self.world.now();
-        let until_ms = awaited
-            .as_ref()
-            .map_or(from_ms + owed, Awaited::deadline_ms);
-        // A wait for a condition may end long before its deadline.
-        if awaited.is_none() {
+        let until_ms = later.as_ref().map_or(from_ms + owed, Later::until_ms);
+        // What a command left running may end long before its deadline.
+        if later.is_none() {
             self.timeline.expect_until(until_ms);
         }
         Running {
-            time_ms,
+            started,
             line: line.to_string(),
             stdin: stdin.map(str::to_string),
             out,
             from_ms,
             until_ms,
-            awaited,
+            later,
         }
     }
 
-    /// Lets at most `most_ms` more of `run`'s virtual time pass; whether all of it has (a
-    /// wait for a condition: whether it is decided).
-    pub fn resume(&mut self, run: &Running, most_ms: Millis) -> bool {
-        if let Some(awaited) = &run.awaited {
+    /// Lets at most `most_ms` more of `run`'s virtual time pass; whether all of it has (what
+    /// the command left running: whether it is over).
+    pub fn resume(&mut self, run: &mut Running, most_ms: Millis) -> bool {
+        if let Some(later) = &mut run.later {
             let slice_end = self.world.now().saturating_add(most_ms);
-            return awaited.run(self, slice_end);
+            return later.run(self, slice_end);
         }
         let left = run.until_ms.saturating_sub(self.world.now());
         if left > 0 {
@@ -300,21 +300,24 @@ impl Session {
     /// What `run` printed, once its time has passed; the transcript keeps it.
     pub fn finish(&mut self, run: Running) -> Output {
         let Running {
-            time_ms,
+            started,
             line,
             stdin,
             mut out,
-            awaited,
+            later,
             ..
         } = run;
-        if let Some(Err(e)) = awaited.map(|a| a.finish(self)) {
-            let failed = Output::error(e);
-            out.stderr.push_str(&failed.stderr);
-            out.code = failed.code;
+        if let Some(later) = later {
+            let typed = Typed {
+                line: &line,
+                stdin: stdin.as_deref(),
+                started,
+            };
+            later.finish(self, typed, &mut out);
         }
         if !self.replaying && !self.substituting && !line.trim().is_empty() {
             self.transcript.push(Finished {
-                time_ms,
+                time_ms: started.0,
                 end_ms: self.world.now(),
                 line: line.trim(),
                 stdin: stdin.as_deref(),
@@ -325,6 +328,15 @@ impl Session {
         }
         self.observe_goal();
         out
+    }
+
+    /// A tool's command left work running (`etcdctl check perf`): it goes on once the
+    /// command returns, and the command is recorded at its end.
+    pub(super) fn continue_later(&mut self, work: super::etcdctl::Continued) {
+        self.later = Some(Later::Etcdctl {
+            work: Box::new(work),
+            pipe: Vec::new(),
+        });
     }
 
     fn try_execute(&mut self, line: &str, stdin: Option<&str>) -> Result<Output, ConsoleError> {
@@ -405,14 +417,22 @@ impl Session {
                 "syntax error near unexpected token `|'".into(),
             ));
         }
+        let filters = filters
+            .iter()
+            .map(|f| shell::words(f))
+            .collect::<Result<Vec<_>, _>>()?;
         let recorded = self.history.len();
         let mut out = self.execute_command(first, stdin);
         if self.history.len() > recorded {
             self.history.rewrite_last(line, None);
         }
-        for f in filters {
-            let (stdout, stderr, code) =
-                shell::pipe::filter(&shell::words(f)?, &out.stdout, &self.files);
+        if let Some(Later::Etcdctl { pipe, .. }) = &mut self.later {
+            // Its output is printed at its end: the filters read it then.
+            *pipe = filters;
+            return Ok(out);
+        }
+        for f in &filters {
+            let (stdout, stderr, code) = shell::pipe::filter(f, &out.stdout, &self.files);
             out.stdout = stdout;
             out.stderr.push_str(&stderr);
             out.code = code;

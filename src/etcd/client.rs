@@ -951,80 +951,161 @@ impl PerfReport {
     }
 }
 
+/// Puts a slice of a load sends at most: `--load xl` sends 15,000 a second, and a page that
+/// runs the load in slices must get its frame back between them.
+pub const PERF_PUTS_PER_SLICE: u64 = 256;
+
+/// `etcdctl check perf`'s load while it runs: `rate` puts a second for its duration, spread
+/// evenly, under `prefix` (as etcdctl's rate-limited clients do), each answered by the member
+/// that proposed it. Latencies come from the simulated network and disks, so a slow fsync
+/// shows here as it does on a real machine. It runs in slices ([`PerfLoad::run`]) and ends
+/// with the prefix deleted ([`PerfLoad::finish`]).
+#[derive(Clone, Debug)]
+pub struct PerfLoad {
+    ep: MemberId,
+    rate: u64,
+    prefix: Vec<u8>,
+    start: Millis,
+    duration_ms: Millis,
+    total: u64,
+    sent: u64,
+    /// Requests sent and not yet answered, and when each was sent.
+    pending: Vec<(u64, Millis)>,
+    report: PerfReport,
+}
+
 impl Cluster {
-    /// `etcdctl check perf`: `rate` puts a second for `duration_ms`, spread evenly, under
-    /// `prefix` (as etcdctl's rate-limited clients do), each answered by the member that
-    /// proposed it; then the prefix is deleted. Latencies come from the simulated network
-    /// and disks, so a slow fsync shows here as it does on a real machine.
-    pub fn check_perf(
+    /// Starts `check perf`'s load on `ep`, if it can be reached.
+    pub fn start_perf(
         &mut self,
         ep: MemberId,
         rate: u64,
         duration_ms: Millis,
         prefix: &[u8],
-    ) -> Result<PerfReport, ClientError> {
+    ) -> Result<PerfLoad, ClientError> {
         self.reachable(ep, REQUEST_TIMEOUT_MS)?;
-        let start = self.now();
         let total = rate * duration_ms / 1000;
-        let mut pending: Vec<(u64, Millis)> = Vec::new();
-        let mut report = PerfReport {
-            latencies_ms: Vec::with_capacity(total as usize),
-            elapsed_ms: 0,
-            failed: 0,
-        };
-        let value = vec![b'v'; 256];
-        let mut sent = 0;
-        let deadline = start + duration_ms + REQUEST_TIMEOUT_MS;
-        while (sent < total || !pending.is_empty()) && self.now() < deadline {
-            let next_send = start + sent * 1000 / rate.max(1);
-            if sent < total && self.now() >= next_send {
-                let mut key = prefix.to_vec();
-                key.extend_from_slice(format!("{:08}", sent % 10_000).as_bytes());
-                let request = Request::Put(mvcc::PutRequest::new(key, value.clone()));
-                let submitted = self.member_mut(ep, |m, ctx| {
-                    let id = m.next_request_id();
-                    m.submit(&Proposal::Kv { id, request }, ctx);
-                    id
-                });
-                match submitted {
-                    Some(id) => pending.push((id, self.now())),
-                    None => report.failed += 1,
-                }
+        Ok(PerfLoad {
+            ep,
+            rate: rate.max(1),
+            prefix: prefix.to_vec(),
+            start: self.now(),
+            duration_ms,
+            total,
+            sent: 0,
+            pending: Vec::new(),
+            report: PerfReport {
+                latencies_ms: Vec::with_capacity(total.min(1 << 20) as usize),
+                elapsed_ms: 0,
+                failed: 0,
+            },
+        })
+    }
+}
+
+impl PerfLoad {
+    /// The member the load writes through.
+    pub fn member(&self) -> MemberId {
+        self.ep
+    }
+
+    /// When its last put is due: the load ends then, or a little later with the answers.
+    pub fn planned_end_ms(&self) -> Millis {
+        self.start + self.duration_ms
+    }
+
+    /// When it gives up on the answers still owed.
+    fn deadline(&self) -> Millis {
+        self.planned_end_ms() + REQUEST_TIMEOUT_MS
+    }
+
+    fn over(&self, w: &Cluster) -> bool {
+        (self.sent >= self.total && self.pending.is_empty()) || w.now() >= self.deadline()
+    }
+
+    /// Runs the load on `w` until it is over (true), or until it has let time pass beyond
+    /// `slice_end` or sent [`PERF_PUTS_PER_SLICE`] puts. It stops only between its own steps,
+    /// so a load run in slices does exactly what one run at once does.
+    pub fn run(&mut self, w: &mut Cluster, slice_end: Millis) -> bool {
+        let (mut sent, mut advanced) = (0, false);
+        while !self.over(w) {
+            if sent == PERF_PUTS_PER_SLICE || (advanced && w.now() > slice_end) {
+                return false;
+            }
+            let next_send = self.start + self.sent * 1000 / self.rate;
+            if self.sent < self.total && w.now() >= next_send {
+                self.send(w);
                 sent += 1;
                 continue;
             }
-            let until = if sent < total { next_send } else { deadline };
-            if self.next_event_time().is_none_or(|t| t > until) {
-                self.run_until(until);
+            let until = if self.sent < self.total {
+                next_send
             } else {
-                self.step();
+                self.deadline()
+            };
+            if w.next_event_time().is_none_or(|t| t > until) {
+                w.run_until(until);
+            } else {
+                w.step();
             }
-            let now = self.now();
-            let done: Vec<(u64, Millis)> = pending
-                .iter()
-                .copied()
-                .filter(|(id, _)| self.has_response(ep, *id))
-                .collect();
-            for (id, at) in done {
-                match self.member_mut(ep, |m, _| m.take_response(id)).flatten() {
-                    Some((Ok(_), _, _)) => report.latencies_ms.push(now - at),
-                    _ => report.failed += 1,
-                }
-                pending.retain(|(p, _)| *p != id);
+            advanced = true;
+            self.collect(w);
+        }
+        true
+    }
+
+    fn send(&mut self, w: &mut Cluster) {
+        let mut key = self.prefix.clone();
+        key.extend_from_slice(format!("{:08}", self.sent % 10_000).as_bytes());
+        let request = Request::Put(mvcc::PutRequest::new(key, vec![b'v'; 256]));
+        let submitted = w.member_mut(self.ep, |m, ctx| {
+            let id = m.next_request_id();
+            m.submit(&Proposal::Kv { id, request }, ctx);
+            id
+        });
+        match submitted {
+            Some(id) => self.pending.push((id, w.now())),
+            None => self.report.failed += 1,
+        }
+        self.sent += 1;
+    }
+
+    /// Takes the answers that came in.
+    fn collect(&mut self, w: &mut Cluster) {
+        let now = w.now();
+        let ep = self.ep;
+        let report = &mut self.report;
+        self.pending.retain(|&(id, at)| {
+            if !w.has_response(ep, id) {
+                return true;
             }
+            match w.member_mut(ep, |m, _| m.take_response(id)).flatten() {
+                Some((Ok(_), _, _)) => report.latencies_ms.push(now - at),
+                _ => report.failed += 1,
+            }
+            false
+        });
+    }
+
+    /// Gives up on the answers still owed and deletes the prefix: what the load measured.
+    pub fn finish(mut self, w: &mut Cluster) -> Result<PerfReport, ClientError> {
+        self.report.failed += self.pending.len() as u64;
+        for (id, _) in self.pending {
+            w.member_mut(self.ep, |m, _| m.cancel(id));
         }
-        report.failed += pending.len() as u64;
-        for (id, _) in pending {
-            self.member_mut(ep, |m, _| m.cancel(id));
-        }
-        report.elapsed_ms = self.now() - start;
+        self.report.elapsed_ms = w.now() - self.start;
         let cleanup = mvcc::DeleteRangeRequest {
-            key: prefix.to_vec(),
-            range_end: mvcc::prefix_range_end(prefix),
+            key: self.prefix.clone(),
+            range_end: mvcc::prefix_range_end(&self.prefix),
             prev_kv: false,
         };
-        self.kv(ep, Request::DeleteRange(cleanup), false, REQUEST_TIMEOUT_MS)?;
-        Ok(report)
+        w.kv(
+            self.ep,
+            Request::DeleteRange(cleanup),
+            false,
+            REQUEST_TIMEOUT_MS,
+        )?;
+        Ok(self.report)
     }
 }
 
@@ -1054,6 +1135,52 @@ mod tests {
         let mut c = ClusterConfig::new(n, seed).build();
         assert!(c.run_until_cond(30_000, |c| c.ready_leader().is_some()));
         c
+    }
+
+    fn revision(c: &Cluster) -> i64 {
+        c.processes()
+            .map(|(_, m)| m.store.revision())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// `check perf --load xl` in a page's slices (issue 15: no command holds the page): each
+    /// slice sends at most its share of puts, and the load measures, writes and deletes
+    /// exactly what it does run at once.
+    #[test]
+    fn a_load_in_slices_sends_at_most_its_share_and_ends_as_at_once() {
+        let mut whole = cluster(3, 7);
+        let ep = whole.ready_leader().unwrap();
+        let mut sliced = whole.clone();
+        let mut load = whole.start_perf(ep, 15_000, 1_000, b"/p/").unwrap();
+        while !load.run(&mut whole, Millis::MAX) {}
+        let at_once = load.finish(&mut whole).unwrap();
+        assert_eq!(at_once.latencies_ms.len(), 15_000);
+
+        let mut load = sliced.start_perf(ep, 15_000, 1_000, b"/p/").unwrap();
+        let (base, mut slices) = (revision(&sliced), 0);
+        loop {
+            let slice_end = sliced.now() + 50;
+            let over = load.run(&mut sliced, slice_end);
+            slices += 1;
+            // What k slices wrote, they sent.
+            let written = revision(&sliced) - base;
+            assert!(
+                written <= slices * PERF_PUTS_PER_SLICE as i64,
+                "{written} in {slices}"
+            );
+            if over {
+                break;
+            }
+        }
+        assert!(
+            slices >= 15_000 / PERF_PUTS_PER_SLICE as i64,
+            "{slices} slices"
+        );
+        assert_eq!(load.finish(&mut sliced).unwrap(), at_once);
+        assert_eq!(sliced.now(), whole.now());
+        assert_eq!(sliced.trace_hash(), whole.trace_hash());
+        assert_eq!(revision(&sliced), revision(&whole));
     }
 
     fn put(

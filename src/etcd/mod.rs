@@ -17,9 +17,9 @@ mod switches;
 pub use client::{
     prefix_bounds, prefix_range_end, AlarmMember, ClientError, Compare, CompareResult,
     CompareTarget, DeleteRangeRequest, DeleteRangeResponse, EndpointStatus, Event, EventType,
-    Header, InFlightKv, KeyValue, LeaseId, MemberEntry, PutRequest, PutResponse, RangeRequest,
-    RangeResponse, Reply, Request, RequestOp, Response, ResponseOp, SortOrder, SortTarget,
-    TxnRequest, TxnResponse, WatchId, WatchRequest, WatchResponse, EPOCH_UNIX_MS,
+    Header, InFlightKv, KeyValue, LeaseId, MemberEntry, PerfLoad, PutRequest, PutResponse,
+    RangeRequest, RangeResponse, Reply, Request, RequestOp, Response, ResponseOp, SortOrder,
+    SortTarget, TxnRequest, TxnResponse, WatchId, WatchRequest, WatchResponse, EPOCH_UNIX_MS,
 };
 pub use cluster::{
     parse_members, Cluster, ClusterConfig, MemberStatus, StatusView, MAX_MEMBERS,

@@ -478,13 +478,24 @@ pub fn check_perf(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
         }
         Err(e) => return Err(ctx.fail(EXIT_ERROR, &e, |s| s)),
     }
-    const DURATION_S: u64 = 60;
+    let load = ctx
+        .call(|w, ep, _| w.start_perf(ep, rate, PERF_DURATION_S * 1000, prefix.as_bytes()))
+        .map_err(|e| ctx.fail(EXIT_ERROR, &e, |s| s))?;
+    ctx.later = Some(super::Work::Perf { load, rate });
+    Ok(())
+}
+
+/// How long every load of `check perf` runs.
+const PERF_DURATION_S: u64 = 60;
+
+/// The end of `check perf`, once its load ran: the prefix deleted, then the verdicts.
+pub fn perf_verdict(ctx: &mut Ctx, load: crate::etcd::PerfLoad, rate: u64) -> CmdResult {
     let report = ctx
-        .call(|w, ep, _| w.check_perf(ep, rate, DURATION_S * 1000, prefix.as_bytes()))
+        .call_on(Some(load.member()), |w, _, _| load.finish(w))
         .map_err(|e| ctx.fail(EXIT_ERROR, &e, |s| s))?;
     // The progress bar's last frame (cheggaaa/pb), then the verdicts.
     ctx.print(&format!(
-        " {DURATION_S} / {DURATION_S} B{}! 100.00% 1m0s\n",
+        " {PERF_DURATION_S} / {PERF_DURATION_S} B{}! 100.00% 1m0s\n",
         "o".repeat(56)
     ));
     let mut ok = true;

@@ -47,15 +47,11 @@ pub const DEFAULT_STREAM_MS: Millis = 2_000;
 
 /// `etcdctl ARGS` with `stdin`: streams stop after [`DEFAULT_STREAM_MS`] and exit 0.
 pub fn etcdctl(session: &mut Session, args: &[String], stdin: Option<&str>, env: &Env) -> Output {
-    let mut files = std::mem::take(&mut session.files);
-    let out = run_etcdctl(
-        &mut session.world,
-        &mut files,
+    on_session(
+        session,
         Invocation { args, stdin, env },
         Stop::Default(DEFAULT_STREAM_MS),
-    );
-    session.files = files;
-    out
+    )
 }
 
 /// `timeout N etcdctl ARGS`: the command is stopped after `limit_ms` (exit 124) if it is
@@ -67,14 +63,22 @@ pub fn etcdctl_timeout(
     env: &Env,
     limit_ms: Millis,
 ) -> Output {
-    let mut files = std::mem::take(&mut session.files);
-    let out = run_etcdctl(
-        &mut session.world,
-        &mut files,
+    on_session(
+        session,
         Invocation { args, stdin, env },
         Stop::Timeout(limit_ms),
-    );
+    )
+}
+
+/// Runs etcdctl on the session's world and files; work it leaves running goes on once the
+/// command returns ([`crate::console::Later`]), so that the page can run it in slices.
+fn on_session(session: &mut Session, run: Invocation, stop: Stop) -> Output {
+    let mut files = std::mem::take(&mut session.files);
+    let (out, later) = start_etcdctl(&mut session.world, &mut files, run, stop);
     session.files = files;
+    if let Some(work) = later {
+        session.continue_later(work);
+    }
     out
 }
 
@@ -115,19 +119,37 @@ pub struct Invocation<'a> {
     pub env: &'a Env,
 }
 
-/// The core of `etcdctl`, on a world and a virtual filesystem.
+/// The core of `etcdctl`, on a world and a virtual filesystem, run to its end.
 pub fn run_etcdctl(
     world: &mut Cluster,
     files: &mut BTreeMap<String, Vec<u8>>,
     run: Invocation,
     stop: Stop,
 ) -> Output {
+    match start_etcdctl(world, files, run, stop) {
+        (out, None) => out,
+        (_, Some(mut work)) => {
+            while !work.run(world, Millis::MAX) {}
+            work.finish(world, files)
+        }
+    }
+}
+
+/// Runs `etcdctl` until it returns: what it printed, or the work it left running (then
+/// [`Continued::finish`] prints everything).
+pub fn start_etcdctl(
+    world: &mut Cluster,
+    files: &mut BTreeMap<String, Vec<u8>>,
+    run: Invocation,
+    stop: Stop,
+) -> (Output, Option<Continued>) {
     if let Some(refusal) = env::api_refusal(run.env) {
-        return Output {
+        let out = Output {
             stderr: refusal + "\n",
             code: EXIT_ERROR,
             ..Output::default()
         };
+        return (out, None);
     }
     let Invocation { args, stdin, env } = run;
     let endpoints = vec![endpoint::default_endpoint(world)];
@@ -144,8 +166,32 @@ pub fn run_etcdctl(
         env,
         unanswered: None,
         tls: tls::ClientTls::default(),
+        later: None,
     };
     let result = dispatch(&mut ctx, args);
+    match (result, ctx.later.take()) {
+        (Ok(()), Some(work)) => {
+            let continued = Continued {
+                work,
+                client: Client {
+                    printer: ctx.printer,
+                    endpoints: std::mem::take(&mut ctx.endpoints),
+                    command_timeout_ms: ctx.command_timeout_ms,
+                    nargs: ctx.nargs,
+                    stop: ctx.stop,
+                    tls: std::mem::take(&mut ctx.tls),
+                },
+                env: env.clone(),
+                out: std::mem::take(&mut ctx.out),
+            };
+            (Output::default(), Some(continued))
+        }
+        (result, _) => (conclude(ctx, result), None),
+    }
+}
+
+/// What the command printed, with its error and exit code, and the page's hint.
+fn conclude(mut ctx: Ctx, result: CmdResult) -> Output {
     if let Err(exit) = result {
         if !exit.message.is_empty() {
             let _ = writeln!(ctx.out.stderr, "Error: {}", exit.message);
@@ -157,6 +203,85 @@ pub fn run_etcdctl(
             endpoint::diagnose(ctx.world, &ctx.tls, &ctx.endpoints, member).map(Aside::Hint);
     }
     ctx.out
+}
+
+/// Work a command leaves running when it returns.
+#[derive(Clone, Debug)]
+pub enum Work {
+    /// `check perf`'s minute of load, at `rate` puts a second.
+    Perf {
+        load: crate::etcd::PerfLoad,
+        rate: u64,
+    },
+}
+
+/// The client a command made, kept while its work goes on.
+#[derive(Clone, Debug)]
+struct Client {
+    printer: Printer,
+    endpoints: Vec<String>,
+    command_timeout_ms: Millis,
+    nargs: usize,
+    stop: Stop,
+    tls: tls::ClientTls,
+}
+
+/// A command whose work goes on after it returned (`check perf`): the session lets it run in
+/// slices ([`Continued::run`]), then [`Continued::finish`] prints what the command printed,
+/// all of it, as it would have run at once.
+#[derive(Clone, Debug)]
+pub struct Continued {
+    work: Work,
+    client: Client,
+    env: Env,
+    /// What it printed before its work began.
+    out: Output,
+}
+
+impl Continued {
+    /// When its work is planned to end (it may take a moment more).
+    pub fn planned_end_ms(&self) -> Millis {
+        match &self.work {
+            Work::Perf { load, .. } => load.planned_end_ms(),
+        }
+    }
+
+    /// Runs the work up to about `slice_end` (see [`crate::etcd::PerfLoad::run`]); whether
+    /// it is over.
+    pub fn run(&mut self, world: &mut Cluster, slice_end: Millis) -> bool {
+        match &mut self.work {
+            Work::Perf { load, .. } => load.run(world, slice_end),
+        }
+    }
+
+    /// Everything the command printed, its exit code and the page's hint.
+    pub fn finish(self, world: &mut Cluster, files: &mut BTreeMap<String, Vec<u8>>) -> Output {
+        let Continued {
+            work,
+            client,
+            env,
+            out,
+        } = self;
+        let mut ctx = Ctx {
+            world,
+            files,
+            out,
+            printer: client.printer,
+            endpoints: client.endpoints,
+            command_timeout_ms: client.command_timeout_ms,
+            nargs: client.nargs,
+            stop: client.stop,
+            stdin: "",
+            env: &env,
+            unanswered: None,
+            tls: client.tls,
+            later: None,
+        };
+        let result = match work {
+            Work::Perf { load, rate } => maintenance::perf_verdict(&mut ctx, load, rate),
+        };
+        conclude(ctx, result)
+    }
 }
 
 /// Why a command stopped early: `Error: message` (unless empty) and the exit code.
@@ -210,6 +335,8 @@ pub struct Ctx<'a> {
     unanswered: Option<Option<MemberId>>,
     /// The TLS the client dials with, once the command made its client.
     tls: tls::ClientTls,
+    /// Work the command leaves running when it returns.
+    pub later: Option<Work>,
 }
 
 impl Ctx<'_> {

@@ -69,11 +69,11 @@ pub fn wait(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
             line: call.line.to_string(),
         },
     };
-    s.awaited = Some(Awaited {
+    s.later = Some(crate::console::later::Later::Wait(Awaited {
         until,
         started: s.command_start,
         deadline_ms: s.world.now() + WAIT_LEADER_LIMIT_MS,
-    });
+    }));
     Ok(Output::default())
 }
 

@@ -15,6 +15,14 @@ fn recorded(s: &mut Session, call: &Call, out: Output) -> Result<Output, Console
 
 pub fn etcdctl(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
     let out = etcdctl::etcdctl(s, call.words, call.stdin, call.env);
+    tool_recorded(s, call, out)
+}
+
+/// A tool's command is recorded when it returns, or at the end of the work it left running.
+fn tool_recorded(s: &mut Session, call: &Call, out: Output) -> Result<Output, ConsoleError> {
+    if s.later.is_some() {
+        return Ok(out);
+    }
     recorded(s, call, out)
 }
 
@@ -60,7 +68,10 @@ pub fn timeout(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
         Some(limit) if limit > crate::console::WAIT_LIMIT_MS => {
             return Err(super::cluster::too_long(&format!("timeout {secs}")));
         }
-        Some(limit) => etcdctl::etcdctl_timeout(s, rest, call.stdin, call.env, limit),
+        Some(limit) => {
+            let out = etcdctl::etcdctl_timeout(s, rest, call.stdin, call.env, limit);
+            return tool_recorded(s, call, out);
+        }
         None => Output {
             stderr: format!("timeout: invalid time interval '{secs}'\n"),
             code: 125,

@@ -1,0 +1,78 @@
+//! What a command leaves running when it returns: a wait for a condition (`wait leader`,
+//! `wait until`), or a tool's work (`etcdctl check perf`'s minute of load). The session runs
+//! it after the command ([`Session::resume`]), all at once (the CLI) or in slices (the page),
+//! and its end prints what the command printed at its end.
+
+use super::etcdctl::Continued;
+use super::verbs::Awaited;
+use super::{shell, Output, Session};
+use crate::base::Millis;
+
+/// A command line as typed, and when (time, events handled).
+pub struct Typed<'a> {
+    pub line: &'a str,
+    pub stdin: Option<&'a str>,
+    pub started: (Millis, u64),
+}
+
+#[derive(Clone, Debug)]
+pub enum Later {
+    Wait(Awaited),
+    Etcdctl {
+        work: Box<Continued>,
+        /// The filters of the pipeline it began (`etcdctl check perf | grep FAIL`), which
+        /// read its output once it is all printed.
+        pipe: Vec<Vec<String>>,
+    },
+}
+
+impl Later {
+    /// When it ends at the latest (a wait), or as planned (a load may take a moment more).
+    pub fn until_ms(&self) -> Millis {
+        match self {
+            Later::Wait(a) => a.deadline_ms(),
+            Later::Etcdctl { work, .. } => work.planned_end_ms(),
+        }
+    }
+
+    /// Lets time pass until it is over, stopping soon after `slice_end`; whether it is over.
+    pub fn run(&mut self, s: &mut Session, slice_end: Millis) -> bool {
+        match self {
+            Later::Wait(a) => a.run(s, slice_end),
+            Later::Etcdctl { work, .. } => work.run(&mut s.world, slice_end),
+        }
+    }
+
+    /// Ends it: `out`, what the command line printed when it returned, gets what it prints
+    /// at its end. A tool's command is recorded then, as `line` with `stdin`, typed at
+    /// `started` (time, events handled).
+    pub fn finish(self, s: &mut Session, typed: Typed, out: &mut Output) {
+        match self {
+            Later::Wait(a) => {
+                if let Err(e) = a.finish(s) {
+                    let failed = Output::error(e);
+                    out.stderr.push_str(&failed.stderr);
+                    out.code = failed.code;
+                }
+            }
+            Later::Etcdctl { work, pipe } => {
+                let mut files = std::mem::take(&mut s.files);
+                let said = work.finish(&mut s.world, &mut files);
+                s.files = files;
+                out.stdout.push_str(&said.stdout);
+                out.stderr.push_str(&said.stderr);
+                out.code = said.code;
+                out.aside = said.aside;
+                for filter in pipe {
+                    let (stdout, stderr, code) =
+                        shell::pipe::filter(&filter, &out.stdout, &s.files);
+                    out.stdout = stdout;
+                    out.stderr.push_str(&stderr);
+                    out.code = code;
+                }
+                s.command_start = typed.started;
+                s.record_with_stdin(typed.line, typed.stdin);
+            }
+        }
+    }
+}
