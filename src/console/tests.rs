@@ -112,6 +112,21 @@ fn time_travel_returns_exactly_to_the_recorded_state_and_branches() {
     assert!(s.rewind_to(999_999).is_err(), "no travel into the future");
 }
 
+/// A rewind into `etcdctl check perf`'s minute of load lands where the command began: no run
+/// can stop a load midway, and the world there is exactly the one it was given in.
+#[test]
+fn a_rewind_into_a_load_lands_where_it_began() {
+    let mut s = session();
+    run_script(&mut s, "wait leader\nwait 1s\n", false);
+    let (began, hash) = (s.world.now(), s.world.trace_hash());
+    run_script(&mut s, "etcdctl check perf\nwait 2s\n", false);
+    assert!(s.world.now() >= began + 62_000, "{}", s.world.now());
+    s.rewind_to(began + 30_000).unwrap();
+    assert_eq!(s.world.now(), began);
+    assert_eq!(s.world.trace_hash(), hash);
+    assert!(!s.export_script().contains("check perf"));
+}
+
 #[test]
 fn time_travel_includes_the_kubernetes_control_plane() {
     let mut s = session();

@@ -282,7 +282,9 @@ impl Session {
 
     /// Travels back to virtual time `t` (at most now): the world is exactly as it was when the
     /// clock reached `t`, before any command given at `t`; what happened after is forgotten,
-    /// so the run branches from here.
+    /// so the run branches from here. A command that changed the world on and on as its time
+    /// passed (`etcdctl check perf`'s minute of load) cannot be stopped midway: a rewind into
+    /// it lands where it began.
     pub fn rewind_to(&mut self, t: Millis) -> Result<(), ConsoleError> {
         if t > self.world.now() {
             return Err(ConsoleError::failed(format!(
@@ -291,6 +293,7 @@ impl Session {
                 format_duration(t)
             )));
         }
+        let t = self.landing(t);
         let checkpoint = self.timeline.back_to(t);
         self.world = checkpoint.world;
         self.kube = checkpoint.kube;
@@ -321,6 +324,17 @@ impl Session {
         self.advance_until(t);
         self.observe();
         Ok(())
+    }
+
+    /// Where a rewind to `t` lands (see [`Session::rewind_to`]); a `wait` only lets time pass,
+    /// so a rewind stops it at `t`.
+    fn landing(&self, t: Millis) -> Millis {
+        match self.history.iter().rev().find(|e| e.time_ms < t) {
+            Some(e) if e.end_ms > t && e.line.split_whitespace().next() != Some("wait") => {
+                e.time_ms
+            }
+            _ => t,
+        }
     }
 
     /// Runs recorded commands again, each at the moment it was first given.

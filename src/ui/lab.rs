@@ -948,7 +948,7 @@ impl Lab {
             self.ahead = None; // back at the end of the old run: nothing is ahead any more
         }
         self.session = session;
-        self.recorder.forget_after(t);
+        self.recorder.forget_after(self.world().now());
         self.observe();
         Scrubbed::Moved
     }
