@@ -3,7 +3,7 @@
 //! it after the command ([`Session::resume`]), all at once (the CLI) or in slices (the page),
 //! and its end prints what the command printed at its end.
 
-use super::etcdctl::Continued;
+use super::etcdctl::{Clock, Continued};
 use super::verbs::Awaited;
 use super::{shell, Output, Session};
 use crate::base::Millis;
@@ -39,7 +39,7 @@ impl Later {
     pub fn run(&mut self, s: &mut Session, slice_end: Millis) -> bool {
         match self {
             Later::Wait(a) => a.run(s, slice_end),
-            Later::Etcdctl { work, .. } => work.run(&mut s.world, slice_end),
+            Later::Etcdctl { work, .. } => work.run(s, slice_end),
         }
     }
 
@@ -74,5 +74,18 @@ impl Later {
                 s.record_with_stdin(typed.line, typed.stdin);
             }
         }
+    }
+}
+
+/// A tool's work lets the session's time pass: Kubernetes acts meanwhile, and the checkers
+/// look, as when time passes between commands.
+impl Clock for Session {
+    fn world(&mut self) -> &mut crate::etcd::Cluster {
+        &mut self.world
+    }
+
+    fn advance_until(&mut self, t: Millis) {
+        Session::advance_until(self, t);
+        self.observe();
     }
 }

@@ -580,14 +580,33 @@ impl Cluster {
 
     // ----- watch --------------------------------------------------------------------------
 
-    /// Watches on `ep` for `duration_ms`: every response that arrives meanwhile, with its
-    /// time. Requires a leader, as etcdctl's watches do (`WithRequireLeader`).
+    /// Watches on `ep` for `duration_ms`, the world alone letting time pass: every response
+    /// that arrives meanwhile. Requires a leader, as etcdctl's watches do (`WithRequireLeader`).
     pub fn watch(
         &mut self,
         ep: MemberId,
         req: WatchRequest,
         duration_ms: Millis,
-    ) -> Result<Vec<(Millis, WatchResponse)>, ClientError> {
+    ) -> Result<Vec<WatchResponse>, ClientError> {
+        let mut stream = self.start_watch(ep, req, duration_ms)?;
+        while !stream.collect(self) {
+            let has = |c: &Cluster| {
+                c.process(ep)
+                    .is_some_and(|m| m.store.watches_with_responses().contains(&stream.id))
+            };
+            self.run_until_cond(stream.end_ms - self.now(), has);
+        }
+        Ok(stream.finish(self))
+    }
+
+    /// Opens a watch on `ep` that streams for `duration_ms`; its responses are read as time
+    /// passes ([`WatchStream::collect`]).
+    pub fn start_watch(
+        &mut self,
+        ep: MemberId,
+        req: WatchRequest,
+        duration_ms: Millis,
+    ) -> Result<WatchStream, ClientError> {
         self.reachable(ep, REQUEST_TIMEOUT_MS)?;
         if self.node(ep).and_then(|n| n.leader()).is_none() {
             return Err(ClientError::NoLeader);
@@ -595,26 +614,12 @@ impl Cluster {
         let id = self
             .member_mut(ep, |m, _| m.store.watch(req))
             .ok_or(ClientError::DeadlineExceeded)?;
-        let end = self.now() + duration_ms;
-        let mut out = Vec::new();
-        loop {
-            let batch = self
-                .member_mut(ep, |m, _| m.store.take_watch_responses(id))
-                .unwrap_or_default();
-            let now = self.now();
-            let cancelled = batch.iter().any(|r| r.canceled);
-            out.extend(batch.into_iter().map(|r| (now, r)));
-            if cancelled || self.now() >= end || !self.is_running(ep) {
-                break;
-            }
-            let has = |c: &Cluster| {
-                c.process(ep)
-                    .is_some_and(|m| m.store.watches_with_responses().contains(&id))
-            };
-            self.run_until_cond(end - self.now(), has);
-        }
-        self.member_mut(ep, |m, _| m.store.cancel_watch(id));
-        Ok(out)
+        Ok(WatchStream {
+            ep,
+            id,
+            end_ms: self.now() + duration_ms,
+            responses: Vec::new(),
+        })
     }
 
     // ----- maintenance and cluster ----------------------------------------------------------
@@ -1109,6 +1114,40 @@ impl PerfLoad {
     }
 }
 
+/// A watch while it streams: its responses so far. Whoever lets time pass (the world alone,
+/// or a session with Kubernetes acting) reads them with [`WatchStream::collect`].
+#[derive(Clone, Debug)]
+pub struct WatchStream {
+    ep: MemberId,
+    id: WatchId,
+    end_ms: Millis,
+    responses: Vec<WatchResponse>,
+}
+
+impl WatchStream {
+    /// When the stream stops (its client's duration).
+    pub fn end_ms(&self) -> Millis {
+        self.end_ms
+    }
+
+    /// Reads the responses sent so far; whether the stream is over (its time is up, the
+    /// server canceled it, or its member stopped).
+    pub fn collect(&mut self, w: &mut Cluster) -> bool {
+        let batch = w
+            .member_mut(self.ep, |m, _| m.store.take_watch_responses(self.id))
+            .unwrap_or_default();
+        let canceled = batch.iter().any(|r| r.canceled);
+        self.responses.extend(batch);
+        canceled || w.now() >= self.end_ms || !w.is_running(self.ep)
+    }
+
+    /// Closes the watch: every response it got, in order.
+    pub fn finish(self, w: &mut Cluster) -> Vec<WatchResponse> {
+        w.member_mut(self.ep, |m, _| m.store.cancel_watch(self.id));
+        self.responses
+    }
+}
+
 /// Serves a read-only request from a member's own store (no Raft entry, as in etcd).
 fn local_read(store: &mvcc::Store, req: &Request, now: Millis) -> Result<Response, MvccError> {
     match req {
@@ -1394,7 +1433,7 @@ mod tests {
                 2_000,
             )
             .unwrap();
-        let n: usize = events.iter().map(|(_, r)| r.events.len()).sum();
+        let n: usize = events.iter().map(|r| r.events.len()).sum();
         assert_eq!(n, 1, "history from revision 2: the first put");
     }
 }

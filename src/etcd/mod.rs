@@ -19,7 +19,8 @@ pub use client::{
     CompareTarget, DeleteRangeRequest, DeleteRangeResponse, EndpointStatus, Event, EventType,
     Header, InFlightKv, KeyValue, LeaseId, MemberEntry, PerfLoad, PutRequest, PutResponse,
     RangeRequest, RangeResponse, Reply, Request, RequestOp, Response, ResponseOp, SortOrder,
-    SortTarget, TxnRequest, TxnResponse, WatchId, WatchRequest, WatchResponse, EPOCH_UNIX_MS,
+    SortTarget, TxnRequest, TxnResponse, WatchId, WatchRequest, WatchResponse, WatchStream,
+    EPOCH_UNIX_MS,
 };
 pub use cluster::{
     parse_members, Cluster, ClusterConfig, MemberStatus, StatusView, MAX_MEMBERS,

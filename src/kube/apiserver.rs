@@ -730,7 +730,7 @@ impl ApiServer {
             return;
         };
         self.cache_healthy = true;
-        for (_, resp) in responses {
+        for resp in responses {
             if resp.canceled {
                 self.relist(world);
                 return;

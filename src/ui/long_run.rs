@@ -209,6 +209,28 @@ mod tests {
             .any(|p| p.done_ms > 0 && p.done_ms < p.total_ms));
     }
 
+    /// `etcdctl watch` streams in slices too, Kubernetes acting meanwhile (its leader leases
+    /// are renewed every 2 s, and the watch sees each renewal); it ends as run at once.
+    #[test]
+    fn a_watch_streams_the_control_planes_writes_in_slices_as_at_once() {
+        const WATCH: &str = "wait leader\nkube up\nwait 10s\ntimeout 30 etcdctl watch --prefix /registry/leases/kube-system | grep -c ^/registry\n";
+        let mut whole = session();
+        let at_once: Vec<Output> = script::parse(WATCH)
+            .iter()
+            .map(|l| whole.execute(&l.text, l.stdin.as_deref()))
+            .collect();
+        let (sliced, outputs, _, seen) = in_slices(WATCH, 1_000);
+        assert_eq!(outputs, at_once);
+        let renewals: u32 = outputs[3].stdout.trim().parse().unwrap_or(0);
+        assert!(renewals >= 2 * 14, "{:?}", outputs[3]);
+        assert_eq!(sliced.world.now(), whole.world.now());
+        assert_eq!(sliced.world.trace_hash(), whole.world.trace_hash());
+        assert_eq!(sliced.export_script(), whole.export_script());
+        let streaming = seen.iter().filter(|p| p.total_ms == 30_000);
+        assert!(streaming.clone().any(|p| p.done_ms > 0 && p.done_ms < p.total_ms));
+        assert!(streaming.count() >= 20, "in slices");
+    }
+
     /// A slice never runs more virtual time than it was given, nor starts more lines.
     #[test]
     fn a_slice_stays_within_its_budget() {

@@ -213,6 +213,25 @@ pub enum Work {
         load: crate::etcd::PerfLoad,
         rate: u64,
     },
+    /// `watch`'s stream, until it is stopped.
+    Watch(Box<watch::Streaming>),
+}
+
+/// How a command's work lets virtual time pass: the world alone ([`run_etcdctl`]), or the
+/// session, where Kubernetes acts meanwhile.
+pub trait Clock {
+    fn world(&mut self) -> &mut Cluster;
+    fn advance_until(&mut self, t: Millis);
+}
+
+impl Clock for Cluster {
+    fn world(&mut self) -> &mut Cluster {
+        self
+    }
+
+    fn advance_until(&mut self, t: Millis) {
+        self.run_until(t);
+    }
 }
 
 /// The client a command made, kept while its work goes on.
@@ -243,14 +262,16 @@ impl Continued {
     pub fn planned_end_ms(&self) -> Millis {
         match &self.work {
             Work::Perf { load, .. } => load.planned_end_ms(),
+            Work::Watch(w) => w.end_ms(),
         }
     }
 
     /// Runs the work up to about `slice_end` (see [`crate::etcd::PerfLoad::run`]); whether
-    /// it is over.
-    pub fn run(&mut self, world: &mut Cluster, slice_end: Millis) -> bool {
+    /// it is over. A load runs on the world alone, as it did when it ran inside the command.
+    pub fn run(&mut self, clock: &mut dyn Clock, slice_end: Millis) -> bool {
         match &mut self.work {
-            Work::Perf { load, .. } => load.run(world, slice_end),
+            Work::Perf { load, .. } => load.run(clock.world(), slice_end),
+            Work::Watch(w) => w.run(clock, slice_end),
         }
     }
 
@@ -279,6 +300,7 @@ impl Continued {
         };
         let result = match work {
             Work::Perf { load, rate } => maintenance::perf_verdict(&mut ctx, load, rate),
+            Work::Watch(w) => w.finish(&mut ctx),
         };
         conclude(ctx, result)
     }

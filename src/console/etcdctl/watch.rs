@@ -4,11 +4,12 @@
 use super::args::{self, flag, go_quote, go_quote_bytes, short, Flag, Kind, Parsed};
 use super::printer::Header;
 use super::{
-    init_display, spec, CmdResult, Ctx, Exit, EXIT_BAD_ARGS, EXIT_ERROR, EXIT_INTERRUPTED,
+    init_display, spec, Clock, CmdResult, Ctx, Exit, EXIT_BAD_ARGS, EXIT_ERROR, EXIT_INTERRUPTED,
     EXIT_INVALID_INPUT,
 };
+use crate::base::{MemberId, Millis};
 use crate::etcd::ClientError;
-use crate::etcd::{prefix_range_end, EventType, WatchRequest, WatchResponse};
+use crate::etcd::{prefix_range_end, EventType, WatchRequest, WatchResponse, WatchStream};
 
 pub const FLAGS: [Flag; 4] = [
     short("interactive", 'i', Kind::Bool, "false", "Interactive mode"),
@@ -64,7 +65,8 @@ enum Watched {
     Canceled,
 }
 
-/// Runs one watch for the stream's duration, printing every response as it arrives.
+/// Runs one watch for the stream's duration, printing every response as it arrives (`-i`'s
+/// watches, one after another in the command).
 fn run_watch(
     ctx: &mut Ctx,
     req: WatchRequest,
@@ -76,17 +78,38 @@ fn run_watch(
         ctx.world.run_for(duration_ms);
         return Ok(Watched::Stopped);
     };
-    // A printer that cannot show a response makes etcdctl exit at the first one, so do not
-    // wait for more when what is already there will fail.
-    let first = if ctx.printer.format == super::printer::Format::Table {
-        ctx.world.watch(member, req.clone(), 0)
-    } else {
-        Ok(Vec::new())
-    };
-    let responses = match first {
-        Ok(r) if !r.is_empty() => Ok(r),
-        _ => ctx.world.watch(member, req, duration_ms),
-    };
+    match first_responses(ctx, member, &req) {
+        Some(responses) => print_responses(ctx, member, responses, exec),
+        None => match ctx.world.watch(member, req, duration_ms) {
+            Ok(responses) => print_responses(ctx, member, Ok(responses), exec),
+            Err(e) => print_responses(ctx, member, Err(e), exec),
+        },
+    }
+}
+
+/// A printer that cannot show a response makes etcdctl exit at the first one, so it does not
+/// wait for more when what is already there will fail: those responses, or None to stream.
+fn first_responses(
+    ctx: &mut Ctx,
+    member: MemberId,
+    req: &WatchRequest,
+) -> Option<Result<Vec<WatchResponse>, ClientError>> {
+    if ctx.printer.format != super::printer::Format::Table {
+        return None;
+    }
+    match ctx.world.watch(member, req.clone(), 0) {
+        Ok(r) if !r.is_empty() => Some(Ok(r)),
+        _ => None,
+    }
+}
+
+/// Prints what a watch got, as etcdctl prints each response as it arrives.
+fn print_responses(
+    ctx: &mut Ctx,
+    member: MemberId,
+    responses: Result<Vec<WatchResponse>, ClientError>,
+    exec: &[String],
+) -> Result<Watched, Exit> {
     let responses = match responses {
         Ok(r) => r,
         Err(ClientError::DeadlineExceeded) => return Ok(Watched::Stopped),
@@ -96,7 +119,7 @@ fn run_watch(
         }
     };
     let mut canceled = false;
-    for (_, resp) in &responses {
+    for resp in &responses {
         let h = ctx.header(member, resp.revision);
         if resp.canceled {
             canceled = true;
@@ -115,6 +138,58 @@ fn run_watch(
     } else {
         Watched::Stopped
     })
+}
+
+/// A watch's stream once the command returned: it goes on as the session lets time pass
+/// (Kubernetes acting meanwhile, its writes streamed), in the page's slices too.
+#[derive(Clone, Debug)]
+pub struct Streaming {
+    /// The member and its watch; None: nothing answers, the stream only waits to be stopped.
+    stream: Option<(MemberId, WatchStream)>,
+    end_ms: Millis,
+    exec: Vec<String>,
+}
+
+impl Streaming {
+    pub fn end_ms(&self) -> Millis {
+        self.end_ms
+    }
+
+    /// Lets time pass up to `slice_end` at most; whether the stream is over.
+    pub fn run(&mut self, clock: &mut dyn Clock, slice_end: Millis) -> bool {
+        if let Some((_, stream)) = &mut self.stream {
+            if stream.collect(clock.world()) {
+                return true;
+            }
+        }
+        clock.advance_until(self.end_ms.min(slice_end));
+        match &mut self.stream {
+            Some((_, stream)) => stream.collect(clock.world()),
+            None => clock.world().now() >= self.end_ms,
+        }
+    }
+
+    /// Prints every response, and ends as `watch` ends.
+    pub fn finish(self, ctx: &mut Ctx) -> CmdResult {
+        let watched = match self.stream {
+            Some((member, stream)) => {
+                let responses = stream.finish(ctx.world);
+                print_responses(ctx, member, Ok(responses), &self.exec)?
+            }
+            None => Watched::Stopped,
+        };
+        watched_exit(ctx, watched)
+    }
+}
+
+fn watched_exit(ctx: &Ctx, watched: Watched) -> CmdResult {
+    match watched {
+        Watched::Stopped => Err(Exit::quiet(ctx.stop.stopped_code())),
+        Watched::Canceled => Err(Exit::new(
+            EXIT_INTERRUPTED,
+            "watch is canceled by the server",
+        )),
+    }
 }
 
 /// Runs the exec command once per event. Only `echo` (directly or via `sh -c 'echo ...'`)
@@ -183,13 +258,31 @@ pub fn watch(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     }
     init_display(ctx, p)?;
     let req = watch_request(p, &watch_args).map_err(|e| Exit::new(EXIT_BAD_ARGS, e))?;
-    match run_watch(ctx, req, &exec, ctx.stop.ms())? {
-        Watched::Stopped => Err(Exit::quiet(ctx.stop.stopped_code())),
-        Watched::Canceled => Err(Exit::new(
-            EXIT_INTERRUPTED,
-            "watch is canceled by the server",
-        )),
-    }
+    let end_ms = ctx.world.now() + ctx.stop.ms();
+    let (_, member) = ctx.client_endpoint();
+    let stream = match member {
+        None => None,
+        Some(member) => {
+            if let Some(responses) = first_responses(ctx, member, &req) {
+                let watched = print_responses(ctx, member, responses, &exec)?;
+                return watched_exit(ctx, watched);
+            }
+            let duration = end_ms - ctx.world.now();
+            match ctx.world.start_watch(member, req, duration) {
+                Ok(stream) => Some((member, stream)),
+                Err(e) => {
+                    let watched = print_responses(ctx, member, Err(e), &exec)?;
+                    return watched_exit(ctx, watched);
+                }
+            }
+        }
+    };
+    ctx.later = Some(super::Work::Watch(Box::new(Streaming {
+        stream,
+        end_ms,
+        exec,
+    })));
+    Ok(())
 }
 
 /// `watch -i`: one `watch ...` request per stdin line; each runs for the stream duration
