@@ -3,10 +3,11 @@
 //! it after the command ([`Session::resume`]), all at once (the CLI) or in slices (the page),
 //! and its end prints what the command printed at its end.
 
-use super::etcdctl::{Clock, Continued};
+use super::etcdctl::Continued;
 use super::verbs::Awaited;
 use super::{shell, Output, Session};
 use crate::base::Millis;
+use crate::etcd::Clock;
 
 /// A command line as typed, and when (time, events handled).
 pub struct Typed<'a> {
@@ -82,6 +83,17 @@ impl Later {
 impl Clock for Session {
     fn world(&mut self) -> &mut crate::etcd::Cluster {
         &mut self.world
+    }
+
+    fn next_moment(&self) -> Option<Millis> {
+        let tick = self
+            .kube
+            .as_ref()
+            .map(crate::kube::ControlPlane::next_tick_ms);
+        match (self.world.next_event_time(), tick) {
+            (Some(e), Some(k)) => Some(e.min(k)),
+            (e, k) => e.or(k),
+        }
     }
 
     fn advance_until(&mut self, t: Millis) {

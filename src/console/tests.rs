@@ -127,6 +127,25 @@ fn a_rewind_into_a_load_lands_where_it_began() {
     assert!(!s.export_script().contains("check perf"));
 }
 
+/// Kubernetes goes on during `etcdctl check perf`'s minute of load: its leader leases are
+/// renewed meanwhile, so no component loses its lease and is elected again afterwards (a
+/// control plane frozen for the minute did, 15 s leases expiring).
+#[test]
+fn the_control_plane_goes_on_during_a_load() {
+    let mut s = session();
+    run_script(&mut s, "wait leader\nkube up\nwait 20s\n", false);
+    let elected = |s: &mut Session| {
+        let events = s.execute("kubectl get events -A", None).stdout;
+        events.matches("became leader").count()
+    };
+    let before = elected(&mut s);
+    assert_eq!(before, 2, "the scheduler and the controller manager");
+    let perf = s.execute("etcdctl check perf", None);
+    assert!(perf.stdout.ends_with("PASS\n"), "{perf:?}");
+    s.execute("wait 1s", None);
+    assert_eq!(elected(&mut s), before);
+}
+
 #[test]
 fn time_travel_includes_the_kubernetes_control_plane() {
     let mut s = session();

@@ -15,7 +15,7 @@ mod snapshot_file;
 mod switches;
 
 pub use client::{
-    prefix_bounds, prefix_range_end, AlarmMember, ClientError, Compare, CompareResult,
+    prefix_bounds, prefix_range_end, AlarmMember, ClientError, Clock, Compare, CompareResult,
     CompareTarget, DeleteRangeRequest, DeleteRangeResponse, EndpointStatus, Event, EventType,
     Header, InFlightKv, KeyValue, LeaseId, MemberEntry, PerfLoad, PutRequest, PutResponse,
     RangeRequest, RangeResponse, Reply, Request, RequestOp, Response, ResponseOp, SortOrder,

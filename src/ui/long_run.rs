@@ -227,7 +227,9 @@ mod tests {
         assert_eq!(sliced.world.trace_hash(), whole.world.trace_hash());
         assert_eq!(sliced.export_script(), whole.export_script());
         let streaming = seen.iter().filter(|p| p.total_ms == 30_000);
-        assert!(streaming.clone().any(|p| p.done_ms > 0 && p.done_ms < p.total_ms));
+        assert!(streaming
+            .clone()
+            .any(|p| p.done_ms > 0 && p.done_ms < p.total_ms));
         assert!(streaming.count() >= 20, "in slices");
     }
 

@@ -26,7 +26,7 @@ use crate::base::time::rfc3339_millis;
 use crate::base::{MemberId, Millis};
 use crate::console::shell::env::Env;
 use crate::console::{Aside, Output, Session};
-use crate::etcd::{ClientError, Cluster, EPOCH_UNIX_MS};
+use crate::etcd::{ClientError, Clock, Cluster, EPOCH_UNIX_MS};
 use args::{flag, short, FlagError, Kind, Parsed, Spec};
 use printer::{Format, Header, Printer, Unsupported};
 use std::collections::BTreeMap;
@@ -217,23 +217,6 @@ pub enum Work {
     Watch(Box<watch::Streaming>),
 }
 
-/// How a command's work lets virtual time pass: the world alone ([`run_etcdctl`]), or the
-/// session, where Kubernetes acts meanwhile.
-pub trait Clock {
-    fn world(&mut self) -> &mut Cluster;
-    fn advance_until(&mut self, t: Millis);
-}
-
-impl Clock for Cluster {
-    fn world(&mut self) -> &mut Cluster {
-        self
-    }
-
-    fn advance_until(&mut self, t: Millis) {
-        self.run_until(t);
-    }
-}
-
 /// The client a command made, kept while its work goes on.
 #[derive(Clone, Debug)]
 struct Client {
@@ -267,10 +250,10 @@ impl Continued {
     }
 
     /// Runs the work up to about `slice_end` (see [`crate::etcd::PerfLoad::run`]); whether
-    /// it is over. A load runs on the world alone, as it did when it ran inside the command.
+    /// it is over.
     pub fn run(&mut self, clock: &mut dyn Clock, slice_end: Millis) -> bool {
         match &mut self.work {
-            Work::Perf { load, .. } => load.run(clock.world(), slice_end),
+            Work::Perf { load, .. } => load.run(clock, slice_end),
             Work::Watch(w) => w.run(clock, slice_end),
         }
     }

@@ -4,12 +4,12 @@
 use super::args::{self, flag, go_quote, go_quote_bytes, short, Flag, Kind, Parsed};
 use super::printer::Header;
 use super::{
-    init_display, spec, Clock, CmdResult, Ctx, Exit, EXIT_BAD_ARGS, EXIT_ERROR, EXIT_INTERRUPTED,
+    init_display, spec, CmdResult, Ctx, Exit, EXIT_BAD_ARGS, EXIT_ERROR, EXIT_INTERRUPTED,
     EXIT_INVALID_INPUT,
 };
 use crate::base::{MemberId, Millis};
-use crate::etcd::ClientError;
 use crate::etcd::{prefix_range_end, EventType, WatchRequest, WatchResponse, WatchStream};
+use crate::etcd::{ClientError, Clock};
 
 pub const FLAGS: [Flag; 4] = [
     short("interactive", 'i', Kind::Bool, "false", "Interactive mode"),

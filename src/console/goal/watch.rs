@@ -178,15 +178,7 @@ impl Session {
             if self.goal_holds(goal, base)? {
                 return Ok(Some(true));
             }
-            let tick = self
-                .kube
-                .as_ref()
-                .map(crate::kube::ControlPlane::next_tick_ms);
-            let next = match (self.world.next_event_time(), tick) {
-                (Some(e), Some(k)) => Some(e.min(k)),
-                (e, k) => e.or(k),
-            };
-            match next {
+            match crate::etcd::Clock::next_moment(self) {
                 Some(t) if t <= deadline && t > slice_end && advanced => return Ok(None),
                 Some(t) if t <= deadline => self.advance_until(t.max(self.world.now())),
                 _ => {
