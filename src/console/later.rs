@@ -16,9 +16,12 @@ pub struct Typed<'a> {
     pub started: (Millis, u64),
 }
 
+/// What a command left running.
 #[derive(Clone, Debug)]
 pub enum Later {
+    /// `wait leader`, `wait until`.
     Wait(Awaited),
+    /// `etcdctl check perf`'s load, `etcdctl watch`'s stream.
     Etcdctl {
         work: Box<Continued>,
         /// The filters of the pipeline it began (`etcdctl check perf | grep FAIL`), which

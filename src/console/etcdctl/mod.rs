@@ -228,7 +228,7 @@ struct Client {
     tls: tls::ClientTls,
 }
 
-/// A command whose work goes on after it returned (`check perf`): the session lets it run in
+/// A command whose work goes on after it returned (`check perf`, `watch`): the session lets it run in
 /// slices ([`Continued::run`]), then [`Continued::finish`] prints what the command printed,
 /// all of it, as it would have run at once.
 #[derive(Clone, Debug)]

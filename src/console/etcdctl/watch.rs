@@ -78,13 +78,11 @@ fn run_watch(
         ctx.world.run_for(duration_ms);
         return Ok(Watched::Stopped);
     };
-    match first_responses(ctx, member, &req) {
-        Some(responses) => print_responses(ctx, member, responses, exec),
-        None => match ctx.world.watch(member, req, duration_ms) {
-            Ok(responses) => print_responses(ctx, member, Ok(responses), exec),
-            Err(e) => print_responses(ctx, member, Err(e), exec),
-        },
-    }
+    let responses = match first_responses(ctx, member, &req) {
+        Some(responses) => Ok(responses),
+        None => ctx.world.watch(member, req, duration_ms),
+    };
+    print_responses(ctx, member, responses, exec)
 }
 
 /// A printer that cannot show a response makes etcdctl exit at the first one, so it does not
@@ -93,12 +91,12 @@ fn first_responses(
     ctx: &mut Ctx,
     member: MemberId,
     req: &WatchRequest,
-) -> Option<Result<Vec<WatchResponse>, ClientError>> {
+) -> Option<Vec<WatchResponse>> {
     if ctx.printer.format != super::printer::Format::Table {
         return None;
     }
     match ctx.world.watch(member, req.clone(), 0) {
-        Ok(r) if !r.is_empty() => Some(Ok(r)),
+        Ok(r) if !r.is_empty() => Some(r),
         _ => None,
     }
 }
@@ -264,7 +262,7 @@ pub fn watch(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
         None => None,
         Some(member) => {
             if let Some(responses) = first_responses(ctx, member, &req) {
-                let watched = print_responses(ctx, member, responses, &exec)?;
+                let watched = print_responses(ctx, member, Ok(responses), &exec)?;
                 return watched_exit(ctx, watched);
             }
             let duration = end_ms - ctx.world.now();
