@@ -498,32 +498,6 @@ impl Cluster {
         })
     }
 
-    /// Keep-alives every TTL/3 for `duration_ms` (etcdctl's streaming keep-alive): the time
-    /// and TTL of each renewal, or the error that ended the stream.
-    pub fn lease_keep_alive_stream(
-        &mut self,
-        ep: MemberId,
-        id: LeaseId,
-        duration_ms: Millis,
-    ) -> (Vec<(Millis, Reply<i64>)>, Option<ClientError>) {
-        let end = self.now() + duration_ms;
-        let mut out = Vec::new();
-        loop {
-            match self.lease_keep_alive_once(ep, id, REQUEST_TIMEOUT_MS) {
-                Ok(reply) => {
-                    let wait = (reply.body.max(1) as u64 * 1000 / 3).max(500);
-                    out.push((self.now(), reply));
-                    if self.now() + wait >= end {
-                        self.run_until(end);
-                        return (out, None);
-                    }
-                    self.run_for(wait);
-                }
-                Err(e) => return (out, Some(e)),
-            }
-        }
-    }
-
     pub fn lease_time_to_live(
         &mut self,
         ep: MemberId,

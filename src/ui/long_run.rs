@@ -233,6 +233,32 @@ mod tests {
         assert!(streaming.count() >= 20, "in slices");
     }
 
+    /// `lease keep-alive` renews in slices too, every third of the TTL, and ends as run at
+    /// once: the lease outlives its TTL many times over.
+    #[test]
+    fn a_keep_alive_renews_in_slices_as_at_once() {
+        let mut whole = session();
+        whole.execute("wait leader", None);
+        let granted = whole.execute("etcdctl lease grant 9", None).stdout;
+        let id = granted.split_whitespace().nth(1).unwrap_or("0").to_string();
+        let script = format!(
+            "wait leader\netcdctl lease grant 9\ntimeout 60 etcdctl lease keep-alive {id} | grep -c keepalived\netcdctl lease timetolive {id}\n"
+        );
+        let mut whole = session();
+        let at_once: Vec<Output> = script::parse(&script)
+            .iter()
+            .map(|l| whole.execute(&l.text, l.stdin.as_deref()))
+            .collect();
+        let (sliced, outputs, _, seen) = in_slices(&script, 1_000);
+        assert_eq!(outputs, at_once);
+        assert_eq!(outputs[2].stdout, "20\n", "every 3 s: {:?}", outputs[2]);
+        assert!(outputs[3].stdout.contains("remaining("), "{:?}", outputs[3]);
+        assert_eq!(sliced.world.trace_hash(), whole.world.trace_hash());
+        assert_eq!(sliced.export_script(), whole.export_script());
+        let renewing = seen.iter().filter(|p| p.total_ms == 60_000);
+        assert!(renewing.count() >= 50, "in slices");
+    }
+
     /// A slice never runs more virtual time than it was given, nor starts more lines.
     #[test]
     fn a_slice_stays_within_its_budget() {

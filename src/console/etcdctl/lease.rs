@@ -5,7 +5,8 @@ use super::printer::{Format, TimeToLive};
 use super::{
     init_display, to_header, CmdResult, Ctx, Exit, EXIT_BAD_ARGS, EXIT_BAD_CONNECTION, EXIT_ERROR,
 };
-use crate::etcd::Response;
+use crate::base::{MemberId, Millis};
+use crate::etcd::{Clock, Reply, Response, REQUEST_TIMEOUT_MS};
 
 /// `leaseFromArgs`: a lease ID in hex.
 fn lease_id(arg: &str) -> Result<i64, Exit> {
@@ -104,13 +105,7 @@ pub fn keep_alive(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
         return ctx.show(printed);
     }
     let (_, member) = ctx.client_endpoint();
-    let duration = ctx.stop.ms();
-    let Some(member) = member else {
-        // Nothing answers: the stream just waits until it is stopped.
-        ctx.world.run_for(duration);
-        return Err(Exit::quiet(ctx.stop.stopped_code()));
-    };
-    if ctx.printer.format == Format::Table {
+    if let (Some(member), Format::Table) = (member, ctx.printer.format) {
         // The first renewal already cannot be printed: etcdctl exits there, at once. A lease
         // that is gone closes the stream before anything is printed.
         let timeout = ctx.command_timeout_ms;
@@ -124,19 +119,86 @@ pub fn keep_alive(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
             Err(_) => Ok(()),
         };
     }
-    let (renewals, ended) = ctx.world.lease_keep_alive_stream(member, id, duration);
-    for (_, reply) in &renewals {
-        let printed = ctx
-            .printer
-            .keep_alive(&to_header(reply.header), id, reply.body);
-        ctx.show(printed)?;
-    }
-    if ended.is_none() {
-        return Err(Exit::quiet(ctx.stop.stopped_code()));
-    }
-    // The lease is gone: the keep-alive channel closes.
-    if ctx.printer.format == Format::Simple {
-        ctx.print(&format!("lease {id:016x} expired or revoked.\n"));
-    }
+    let now = ctx.world.now();
+    ctx.later = Some(super::Work::KeepAlive(Box::new(Renewing {
+        member,
+        id,
+        end_ms: now + ctx.stop.ms(),
+        next_ms: now,
+        renewals: Vec::new(),
+        ended: false,
+    })));
     Ok(())
+}
+
+/// `lease keep-alive`'s stream once the command returned: a renewal every third of the TTL
+/// as the session lets time pass (Kubernetes acting meanwhile), in the page's slices too.
+#[derive(Clone, Debug)]
+pub struct Renewing {
+    /// None: nothing answers, the stream only waits to be stopped.
+    member: Option<MemberId>,
+    id: i64,
+    end_ms: Millis,
+    /// When the next renewal is due.
+    next_ms: Millis,
+    renewals: Vec<Reply<i64>>,
+    /// The lease is gone (or its member): the channel closed.
+    ended: bool,
+}
+
+impl Renewing {
+    pub fn end_ms(&self) -> Millis {
+        self.end_ms
+    }
+
+    /// Renews as due, letting time pass up to `slice_end` at most; whether the stream is over.
+    pub fn run(&mut self, clock: &mut dyn Clock, slice_end: Millis) -> bool {
+        loop {
+            let now = clock.world().now();
+            if self.ended || now >= self.end_ms {
+                return true;
+            }
+            if let (Some(member), true) = (self.member, now >= self.next_ms) {
+                match clock
+                    .world()
+                    .lease_keep_alive_once(member, self.id, REQUEST_TIMEOUT_MS)
+                {
+                    Ok(reply) => {
+                        let wait = (reply.body.max(1) as u64 * 1000 / 3).max(500);
+                        self.next_ms = clock.world().now() + wait;
+                        self.renewals.push(reply);
+                    }
+                    Err(_) => self.ended = true,
+                }
+                continue;
+            }
+            if now >= slice_end {
+                return false;
+            }
+            let due = if self.member.is_some() {
+                self.next_ms
+            } else {
+                self.end_ms
+            };
+            clock.advance_until(due.min(self.end_ms).min(slice_end));
+        }
+    }
+
+    /// Prints every renewal, and ends as `lease keep-alive` ends.
+    pub fn finish(self, ctx: &mut Ctx) -> CmdResult {
+        for reply in &self.renewals {
+            let printed = ctx
+                .printer
+                .keep_alive(&to_header(reply.header), self.id, reply.body);
+            ctx.show(printed)?;
+        }
+        if !self.ended {
+            return Err(Exit::quiet(ctx.stop.stopped_code()));
+        }
+        // The lease is gone: the keep-alive channel closes.
+        if ctx.printer.format == Format::Simple {
+            ctx.print(&format!("lease {:016x} expired or revoked.\n", self.id));
+        }
+        Ok(())
+    }
 }

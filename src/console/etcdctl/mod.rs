@@ -215,6 +215,8 @@ pub enum Work {
     },
     /// `watch`'s stream, until it is stopped.
     Watch(Box<watch::Streaming>),
+    /// `lease keep-alive`'s renewals, until it is stopped.
+    KeepAlive(Box<lease::Renewing>),
 }
 
 /// The client a command made, kept while its work goes on.
@@ -228,7 +230,7 @@ struct Client {
     tls: tls::ClientTls,
 }
 
-/// A command whose work goes on after it returned (`check perf`, `watch`): the session lets it run in
+/// A command whose work goes on after it returned (`check perf`, `watch`, `lease keep-alive`): the session lets it run in
 /// slices ([`Continued::run`]), then [`Continued::finish`] prints what the command printed,
 /// all of it, as it would have run at once.
 #[derive(Clone, Debug)]
@@ -246,6 +248,7 @@ impl Continued {
         match &self.work {
             Work::Perf { load, .. } => load.planned_end_ms(),
             Work::Watch(w) => w.end_ms(),
+            Work::KeepAlive(k) => k.end_ms(),
         }
     }
 
@@ -255,6 +258,7 @@ impl Continued {
         match &mut self.work {
             Work::Perf { load, .. } => load.run(clock, slice_end),
             Work::Watch(w) => w.run(clock, slice_end),
+            Work::KeepAlive(k) => k.run(clock, slice_end),
         }
     }
 
@@ -284,6 +288,7 @@ impl Continued {
         let result = match work {
             Work::Perf { load, rate } => maintenance::perf_verdict(&mut ctx, load, rate),
             Work::Watch(w) => w.finish(&mut ctx),
+            Work::KeepAlive(k) => k.finish(&mut ctx),
         };
         conclude(ctx, result)
     }
