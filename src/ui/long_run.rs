@@ -103,11 +103,7 @@ mod tests {
     /// exported history.
     #[test]
     fn a_script_run_in_slices_ends_as_it_does_at_once() {
-        let mut whole = session();
-        let at_once: Vec<Output> = script::parse(SCRIPT)
-            .iter()
-            .map(|l| whole.execute(&l.text, l.stdin.as_deref()))
-            .collect();
+        let (whole, at_once) = at_once(SCRIPT);
         let mut sliced = session();
         let mut run = LongRun::default();
         run.queue(script::parse(SCRIPT));
@@ -133,6 +129,16 @@ mod tests {
         assert!(done.windows(2).all(|w| w[1] - w[0] <= 7_000), "{done:?}");
     }
 
+    /// Runs `script` at once, as the CLI does: the session, and what each line printed.
+    fn at_once(script: &str) -> (Session, Vec<Output>) {
+        let mut whole = session();
+        let outputs = script::parse(script)
+            .iter()
+            .map(|l| whole.execute(&l.text, l.stdin.as_deref()))
+            .collect();
+        (whole, outputs)
+    }
+
     /// Runs `script` in slices of `slice_ms`: what each line printed, the slices it took, and
     /// the progress seen between them.
     fn in_slices(script: &str, slice_ms: Millis) -> (Session, Vec<Output>, usize, Vec<Progress>) {
@@ -154,11 +160,7 @@ mod tests {
     #[test]
     fn waits_for_a_condition_run_in_slices_and_end_as_at_once() {
         const WAITS: &str = "partition m1 | m2 | m3\nwait leader\nwait until leader > 0\nheal\nwait leader\nwait until time > 70s\netcdctl put k v\n";
-        let mut whole = session();
-        let at_once: Vec<Output> = script::parse(WAITS)
-            .iter()
-            .map(|l| whole.execute(&l.text, l.stdin.as_deref()))
-            .collect();
+        let (whole, at_once) = at_once(WAITS);
         let (sliced, outputs, slices, seen) = in_slices(WAITS, 1_000);
         assert_eq!(outputs, at_once);
         assert_eq!(outputs[1].stderr, "Error: no leader within 60s\n");
@@ -184,11 +186,7 @@ mod tests {
     fn a_load_runs_in_slices_and_ends_as_at_once() {
         const LOAD: &str =
             "wait leader\netcdctl check perf\netcdctl check perf | grep -c PASS\netcdctl get /etcdctl-check-perf/ --prefix --keys-only | wc -l\n";
-        let mut whole = session();
-        let at_once: Vec<Output> = script::parse(LOAD)
-            .iter()
-            .map(|l| whole.execute(&l.text, l.stdin.as_deref()))
-            .collect();
+        let (whole, at_once) = at_once(LOAD);
         let (sliced, outputs, slices, seen) = in_slices(LOAD, 1_000);
         assert_eq!(outputs, at_once);
         assert!(outputs[1].stdout.ends_with("\nPASS\n"), "{:?}", outputs[1]);
@@ -214,11 +212,7 @@ mod tests {
     #[test]
     fn a_watch_streams_the_control_planes_writes_in_slices_as_at_once() {
         const WATCH: &str = "wait leader\nkube up\nwait 10s\ntimeout 30 etcdctl watch --prefix /registry/leases/kube-system | grep -c ^/registry\n";
-        let mut whole = session();
-        let at_once: Vec<Output> = script::parse(WATCH)
-            .iter()
-            .map(|l| whole.execute(&l.text, l.stdin.as_deref()))
-            .collect();
+        let (whole, at_once) = at_once(WATCH);
         let (sliced, outputs, _, seen) = in_slices(WATCH, 1_000);
         assert_eq!(outputs, at_once);
         let renewals: u32 = outputs[3].stdout.trim().parse().unwrap_or(0);
@@ -244,11 +238,7 @@ mod tests {
         let script = format!(
             "wait leader\netcdctl lease grant 9\ntimeout 60 etcdctl lease keep-alive {id} | grep -c keepalived\netcdctl lease timetolive {id}\n"
         );
-        let mut whole = session();
-        let at_once: Vec<Output> = script::parse(&script)
-            .iter()
-            .map(|l| whole.execute(&l.text, l.stdin.as_deref()))
-            .collect();
+        let (whole, at_once) = at_once(&script);
         let (sliced, outputs, _, seen) = in_slices(&script, 1_000);
         assert_eq!(outputs, at_once);
         assert_eq!(outputs[2].stdout, "20\n", "every 3 s: {:?}", outputs[2]);
