@@ -2,7 +2,7 @@
 //! that entry will be present in the logs of the leaders for all higher-numbered terms.
 
 use super::Scope;
-use super::{entry_text, Checker, Logged, Property, Violation};
+use super::{entry_text, Checker, Ledger, Logged, Property, Violation};
 use crate::base::digest;
 use crate::base::{Index, MemberId, Term};
 use crate::raft::Raft;
@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Debug, Default)]
 pub struct LeaderCompleteness {
     /// index → the entry first seen committed there.
-    committed: imbl::OrdMap<Index, Committed>,
+    committed: Ledger<Committed>,
     /// member → (incarnation, commit index already read).
     cursors: BTreeMap<MemberId, (u64, Index)>,
     /// (term, leader) pairs already checked against every recorded entry.
@@ -40,7 +40,7 @@ struct Committed {
 
 impl LeaderCompleteness {
     fn check(&mut self, cluster: &Scope, leader: &Raft, index: Index, out: &mut Vec<Violation>) {
-        let Some(c) = self.committed.get(&index) else {
+        let Some(c) = self.committed.get(index) else {
             return;
         };
         if leader.term() <= c.in_term || index <= leader.log().snapshot_index {
@@ -83,7 +83,7 @@ impl Checker for LeaderCompleteness {
     }
 
     fn observe(&mut self, cluster: &Scope) -> Vec<Violation> {
-        super::forget_through(&mut self.committed, &super::compacted_everywhere(cluster));
+        (self.committed).forget_through(super::compacted_everywhere(cluster));
         let mut out = Vec::new();
         let mut fresh: Vec<Index> = Vec::new();
         for (id, member) in cluster.processes() {
@@ -95,7 +95,7 @@ impl Checker for LeaderCompleteness {
             if cursor.0 != incarnation || cursor.1 > node.log().committed {
                 *cursor = (incarnation, node.log().snapshot_index);
             }
-            let recorded = self.committed.get_max().map_or(0, |(i, _)| *i);
+            let recorded = self.committed.last_index().unwrap_or(0);
             for index in (cursor.1.max(recorded) + 1)..=node.log().committed {
                 let Some(e) = node.log().entry(index) else {
                     continue;
@@ -117,7 +117,7 @@ impl Checker for LeaderCompleteness {
                 continue;
             };
             if self.leaders.insert((leader.term(), id)) {
-                let all: Vec<Index> = self.committed.keys().copied().collect();
+                let all: Vec<Index> = self.committed.indexes().collect();
                 for index in all {
                     self.check(cluster, leader, index, &mut out);
                 }

@@ -2,7 +2,7 @@
 //! then the logs are identical in all entries up through the given index.
 
 use super::Scope;
-use super::{entry_text, Checker, Logged, Property, Violation};
+use super::{entry_text, Checker, Ledger, Logged, Property, Violation};
 use crate::base::digest;
 use crate::base::{Index, MemberId, Term};
 use crate::raft::Raft;
@@ -24,8 +24,10 @@ use std::collections::{BTreeMap, BTreeSet};
 /// again wherever it lands.)
 #[derive(Clone, Debug, Default)]
 pub struct LogMatching {
-    /// (index, term) → the first version seen.
-    registry: imbl::OrdMap<(Index, Term), Version>,
+    /// index → the first version seen there...
+    registry: Ledger<Version>,
+    /// ...and (rarely: a log cut back and written again) the first of each other term there.
+    others: imbl::OrdMap<(Index, Term), Version>,
     /// member → the term of each index 1..=last it held at the last observation.
     mirrors: BTreeMap<MemberId, TermRuns>,
     reported: BTreeSet<(Index, Term)>,
@@ -33,6 +35,7 @@ pub struct LogMatching {
 
 #[derive(Clone, Debug)]
 struct Version {
+    term: Term,
     digest: u64,
     prev_term: Term,
     holder: MemberId,
@@ -72,6 +75,14 @@ impl TermRuns {
 }
 
 impl LogMatching {
+    fn first_version(&self, (index, term): (Index, Term)) -> Option<&Version> {
+        match self.registry.get(index) {
+            Some(v) if v.term == term => Some(v),
+            Some(_) => self.others.get(&(index, term)),
+            None => None,
+        }
+    }
+
     /// The first index (1-based) of `node`'s log that differs from `mirror`.
     fn first_change(node: &Raft, mirror: Option<&TermRuns>) -> Index {
         let Some(mirror) = mirror else {
@@ -102,14 +113,20 @@ impl LogMatching {
         let prev_term = node.log().term(index - 1).unwrap_or(0);
         let data_digest = digest(&entry.data);
         let key = (index, entry.term);
-        let Some(first) = self.registry.get(&key) else {
+        let Some(first) = self.first_version(key) else {
             let version = Version {
+                term: entry.term,
                 digest: data_digest,
                 prev_term,
                 holder: id,
                 entry: Logged::of(entry),
             };
-            self.registry.insert(key, version);
+            match self.registry.get(index) {
+                None => self.registry.insert(index, version),
+                Some(_) => {
+                    self.others.insert(key, version);
+                }
+            }
             return;
         };
         let why = if first.digest != data_digest {
@@ -129,16 +146,17 @@ impl LogMatching {
         } else {
             return;
         };
+        let holder = first.holder;
         if !self.reported.insert(key) {
             return;
         }
         out.push(Violation {
             property: Property::LogMatching,
             time_ms: cluster.now(),
-            members: vec![first.holder, id],
+            members: vec![holder, id],
             detail: format!(
-                "{} and {id} both hold entry {}@{} with {why}",
-                first.holder, index, entry.term
+                "{holder} and {id} both hold entry {}@{} with {why}",
+                index, entry.term
             ),
         });
     }
@@ -150,12 +168,13 @@ impl Checker for LogMatching {
     }
 
     fn records(&self) -> usize {
-        self.registry.len()
+        self.registry.len() + self.others.len()
     }
 
     fn observe(&mut self, cluster: &Scope) -> Vec<Violation> {
-        let through = (super::compacted_everywhere(cluster), Term::MAX);
-        super::forget_through(&mut self.registry, &through);
+        let through = super::compacted_everywhere(cluster);
+        self.registry.forget_through(through);
+        super::forget_through(&mut self.others, &(through, Term::MAX));
         let mut out = Vec::new();
         for (id, member) in cluster.processes() {
             let Some(node) = member.node() else {

@@ -18,6 +18,7 @@
 mod disruption;
 mod election_safety;
 mod leader_completeness;
+mod ledger;
 pub mod linearizability;
 mod log_matching;
 mod monotonic_commit;
@@ -36,6 +37,7 @@ pub use state_machine_safety::StateMachineSafety;
 use crate::base::{Index, MemberId, Millis, Term};
 use crate::etcd::{Cluster, Member};
 use crate::raft::Raft;
+use ledger::Ledger;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

@@ -3,7 +3,7 @@
 //! same index.
 
 use super::Scope;
-use super::{Checker, Logged, Property, Violation};
+use super::{Checker, Ledger, Logged, Property, Violation};
 use crate::base::{Index, MemberId, Term};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -24,7 +24,7 @@ struct First {
 #[derive(Clone, Debug, Default)]
 pub struct StateMachineSafety {
     /// index → the first entry applied there.
-    first: imbl::OrdMap<Index, First>,
+    first: Ledger<First>,
     /// member → (incarnation, entries of its applied list already read).
     cursors: BTreeMap<MemberId, (u64, usize)>,
     reported: BTreeSet<Index>,
@@ -40,7 +40,7 @@ impl Checker for StateMachineSafety {
     }
 
     fn observe(&mut self, cluster: &Scope) -> Vec<Violation> {
-        super::forget_through(&mut self.first, &super::compacted_everywhere(cluster));
+        (self.first).forget_through(super::compacted_everywhere(cluster));
         let mut out = Vec::new();
         for (id, member) in cluster.processes() {
             let applied_total = member.applied_total();
@@ -50,7 +50,7 @@ impl Checker for StateMachineSafety {
                 *cursor = (incarnation, 0);
             }
             for a in member.applied_since(cursor.1) {
-                let Some(first) = self.first.get(&a.index) else {
+                let Some(first) = self.first.get(a.index) else {
                     let first = First {
                         term: a.term,
                         digest: a.digest,
