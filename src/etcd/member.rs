@@ -66,11 +66,11 @@ pub enum Proposal {
 
 impl Proposal {
     pub fn encode(&self) -> Vec<u8> {
-        serde_json::to_vec(self).unwrap_or_default()
+        postcard::to_allocvec(self).unwrap_or_default()
     }
 
     pub fn decode(data: &[u8]) -> Option<Proposal> {
-        serde_json::from_slice(data).ok()
+        postcard::from_bytes(data).ok()
     }
 }
 

@@ -12,12 +12,21 @@ mod base64_bytes {
     use base64::{engine::general_purpose::STANDARD, Engine};
     use serde::{de, Deserializer, Serializer};
 
+    // Base64 in JSON; a binary format (the Raft entries') takes the bytes as they are.
     pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&STANDARD.encode(bytes))
+        if s.is_human_readable() {
+            s.serialize_str(&STANDARD.encode(bytes))
+        } else {
+            s.serialize_bytes(bytes)
+        }
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        d.deserialize_str(Base64)
+        if d.is_human_readable() {
+            d.deserialize_str(Base64)
+        } else {
+            d.deserialize_byte_buf(Base64)
+        }
     }
 
     struct Base64;
@@ -31,6 +40,14 @@ mod base64_bytes {
 
         fn visit_str<E: de::Error>(self, text: &str) -> Result<Vec<u8>, E> {
             STANDARD.decode(text).map_err(E::custom)
+        }
+
+        fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Vec<u8>, E> {
+            Ok(bytes.to_vec())
+        }
+
+        fn visit_byte_buf<E: de::Error>(self, bytes: Vec<u8>) -> Result<Vec<u8>, E> {
+            Ok(bytes)
         }
     }
 }
