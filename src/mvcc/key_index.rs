@@ -5,15 +5,24 @@
 //! readable until a compaction drops it.
 
 use super::kv::Rev;
+use super::sharing::{hash_of, share, Recent};
 use crate::base::Revision;
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// Revisions of a sealed run: a put after a checkpoint copies at most the open run.
 const RUN: usize = 16;
+/// Sealed runs remembered for sharing: every member seals a key's run within moments of
+/// the others, and a busy cluster writes many keys in those moments.
+const RECENT_SLOTS: usize = 256;
+
+thread_local! {
+    static RECENT_RUNS: RefCell<Recent<Arc<[Rev]>>> = const { RefCell::new(Recent::new()) };
+}
 
 /// One generation's revisions, oldest first, persistent: full runs of [`RUN`] are sealed and
-/// shared between copies, so a copy of the key (a time-travel checkpoint, then a put) costs
+/// shared between copies and between the members that wrote them, so a copy of the key (a time-travel checkpoint, then a put) costs
 /// the open run and one pointer. (An `imbl::Vector` copied a whole 64-revision chunk there,
 /// 1 KB per key written after each checkpoint: most of a long run's memory.)
 /// Every sealed run is full, so equal sequences have equal representations.
@@ -54,7 +63,15 @@ impl Revs {
     pub fn push(&mut self, rev: Rev) {
         self.open.push(rev);
         if self.open.len() == RUN {
-            let run: Arc<[Rev]> = std::mem::take(&mut self.open).into();
+            let run = std::mem::take(&mut self.open);
+            let same = |known: &Arc<[Rev]>, run: &Vec<Rev>| **known == **run;
+            let run = share(
+                &RECENT_RUNS,
+                (RECENT_SLOTS, hash_of(&run)),
+                run,
+                same,
+                Vec::into,
+            );
             Arc::make_mut(&mut self.sealed).push(run);
         }
     }

@@ -2,9 +2,9 @@
 //! members that made them.
 
 use super::kv::{KeyValue, Rev};
+use super::sharing::{hash_of, share, Recent};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// One backend record: a revision of a key, or a tombstone (whose `kv` has only the key).
@@ -77,51 +77,119 @@ impl std::fmt::Debug for Record {
     }
 }
 
-/// The backend's key bucket: every record, in revision order. Revisions only grow, so a
-/// persistent vector holds them packed, and a copy (a snapshot, a time-travel checkpoint)
-/// shares all of it but the last chunk; an ordered map filled in order leaves its nodes half
-/// empty.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Backend(imbl::Vector<(Rev, Record)>);
+/// Records in a full run: a run is what a copy of the backend (a snapshot, a time-travel
+/// checkpoint) shares with it, and what members that wrote the same records share.
+const RUN: usize = 64;
+/// Runs remembered for sharing: members seal a run within moments of each other.
+const RECENT_RUNS: usize = 64;
+
+/// A sealed run of records, in revision order, never empty.
+type Run = Arc<[(Rev, Record)]>;
+
+/// The backend's key bucket: every record, in revision order, in sealed runs (full when
+/// written, shorter once a compaction dropped some of their records) and an open one.
+/// Revisions only grow, so runs fill in order; a copy shares every sealed run, and members
+/// that wrote the same records share their runs too (a persistent vector per member kept a
+/// copy of every record's place in each).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Backend {
+    sealed: imbl::Vector<Run>,
+    open: Vec<(Rev, Record)>,
+    len: usize,
+}
+
+impl PartialEq for Backend {
+    fn eq(&self, other: &Backend) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Backend {}
 
 impl Backend {
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.len
     }
 
     pub fn get(&self, rev: &Rev) -> Option<&Record> {
-        let i = self.0.binary_search_by_key(rev, |(r, _)| *r).ok()?;
-        self.0.get(i).map(|(_, rec)| rec)
+        let run = match self.open.first() {
+            Some((first, _)) if first <= rev => &self.open[..],
+            _ => self
+                .sealed
+                .get(self.runs_from_at_or_below(*rev).checked_sub(1)?)?,
+        };
+        let i = run.binary_search_by_key(rev, |(r, _)| *r).ok()?;
+        run.get(i).map(|(_, rec)| rec)
     }
 
     /// Keeps `rec` at `rev` (after every record kept so far, as a write makes it).
     pub fn insert(&mut self, rev: Rev, rec: Record) {
-        match self.0.back() {
-            Some((last, _)) if *last >= rev => {
-                match self.0.binary_search_by_key(&rev, |(r, _)| *r) {
-                    Ok(i) => {
-                        self.0.set(i, (rev, rec));
-                    }
-                    Err(i) => self.0.insert(i, (rev, rec)),
-                }
+        if self.last().is_some_and(|last| last >= rev) {
+            // Never from a write (revisions only grow): rebuilt, not patched.
+            let mut all: Vec<(Rev, Record)> = self.iter().map(|(r, x)| (r, x.clone())).collect();
+            match all.binary_search_by_key(&rev, |(r, _)| *r) {
+                Ok(i) => all[i] = (rev, rec),
+                Err(i) => all.insert(i, (rev, rec)),
             }
-            _ => self.0.push_back((rev, rec)),
+            *self = Backend::default();
+            for (r, x) in all {
+                self.insert(r, x);
+            }
+            return;
+        }
+        self.open.push((rev, rec));
+        self.len += 1;
+        if self.open.len() == RUN {
+            let run = std::mem::take(&mut self.open);
+            self.sealed.push_back(shared_run(run));
         }
     }
 
+    fn last(&self) -> Option<Rev> {
+        match self.open.last() {
+            Some((r, _)) => Some(*r),
+            None => self
+                .sealed
+                .last()
+                .and_then(|run| run.last())
+                .map(|(r, _)| *r),
+        }
+    }
+
+    /// How many sealed runs begin at or below `rev`.
+    fn runs_from_at_or_below(&self, rev: Rev) -> usize {
+        self.runs_where(|first| first <= rev)
+    }
+
+    /// How many sealed runs begin where `starts` holds (true for a prefix of them).
+    fn runs_where(&self, starts: impl Fn(Rev) -> bool) -> usize {
+        let (mut low, mut high) = (0, self.sealed.len());
+        while low < high {
+            let mid = (low + high) / 2;
+            let first = self.sealed.get(mid).and_then(|run| run.first());
+            if first.is_some_and(|(r, _)| starts(*r)) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        low
+    }
+
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (Rev, &Record)> + '_ {
-        self.0.iter().map(|(r, rec)| (*r, rec))
+        (self.sealed.iter().flat_map(|run| run.iter()))
+            .chain(self.open.iter())
+            .map(|(r, rec)| (*r, rec))
     }
 
     /// The records from revision `from` on.
     pub fn since(&self, from: Rev) -> impl Iterator<Item = (Rev, &Record)> + '_ {
-        let start = self.0.binary_search_by_key(&from, |(r, _)| *r);
-        let start = start.unwrap_or_else(|i| i);
-        self.0
-            .focus()
-            .narrow(start..)
-            .into_iter()
+        let start = self.runs_from_at_or_below(from).saturating_sub(1);
+        let runs = self.sealed.focus().narrow(start..).into_iter();
+        (runs.flat_map(|run| run.iter()))
+            .chain(self.open.iter())
             .map(|(r, rec)| (*r, rec))
+            .skip_while(move |(r, _)| *r < from)
     }
 
     /// The records before revision `end`.
@@ -129,26 +197,57 @@ impl Backend {
         self.iter().take_while(move |(r, _)| *r < end)
     }
 
-    /// Drops the records before `end` that `doomed` says to, returning them; the later ones
-    /// stay shared with every copy.
+    /// Drops the records before `end` that `doomed` says to, returning them; the runs that
+    /// lose none stay shared with every copy.
     pub fn remove_before(
         &mut self,
         end: Rev,
         mut doomed: impl FnMut(Rev) -> bool,
     ) -> Vec<(Rev, Record)> {
-        let split = self.0.binary_search_by_key(&end, |(r, _)| *r);
-        let later = self.0.split_off(split.unwrap_or_else(|i| i));
         let mut removed = Vec::new();
-        self.0.retain(|(r, rec)| {
-            let gone = doomed(*r);
-            if gone {
-                removed.push((*r, rec.clone()));
+        let mut drop = |records: &[(Rev, Record)]| -> Option<Vec<(Rev, Record)>> {
+            let gone: Vec<bool> = records
+                .iter()
+                .map(|(r, _)| *r < end && doomed(*r))
+                .collect();
+            if !gone.contains(&true) {
+                return None;
             }
-            !gone
-        });
-        self.0.append(later);
+            let mut kept = Vec::new();
+            for ((r, rec), gone) in records.iter().zip(gone) {
+                let to = if gone { &mut removed } else { &mut kept };
+                to.push((*r, rec.clone()));
+            }
+            Some(kept)
+        };
+        let touched = self.runs_where(|first| first < end);
+        let later = self.sealed.split_off(touched);
+        let earlier = std::mem::take(&mut self.sealed);
+        for run in earlier {
+            match drop(&run) {
+                None => self.sealed.push_back(run),
+                Some(kept) if kept.is_empty() => {}
+                Some(kept) => self.sealed.push_back(shared_run(kept)),
+            }
+        }
+        self.sealed.append(later);
+        if let Some(kept) = drop(&self.open) {
+            self.open = kept;
+        }
+        self.len -= removed.len();
         removed
     }
+}
+
+thread_local! {
+    static RECENT_RUN: RefCell<Recent<Run>> = const { RefCell::new(Recent::new()) };
+}
+
+/// The run of `records` (not empty), sharing an equal one another member sealed.
+fn shared_run(records: Vec<(Rev, Record)>) -> Run {
+    let hash = hash_of(records.iter().map(|(r, _)| r));
+    let same = |known: &Run, records: &Vec<(Rev, Record)>| **known == **records;
+    share(&RECENT_RUN, (RECENT_RUNS, hash), records, same, Vec::into)
 }
 
 /// How many recently made records are remembered for sharing, and the largest one shared:
@@ -158,9 +257,7 @@ const RECENT_SLOTS: usize = 2048;
 const SHARED_MAX_BYTES: usize = 1024;
 
 thread_local! {
-    // Outside any value, yet it changes no result: only whether two equal records (the same
-    // entry applied by each member) point at one buffer or at copies of it.
-    static RECENT: RefCell<Vec<Option<Record>>> = const { RefCell::new(Vec::new()) };
+    static RECENT: RefCell<Recent<Record>> = const { RefCell::new(Recent::new()) };
 }
 
 /// The record of `bytes`, sharing the buffer of an equal one made moments before (by another
@@ -170,22 +267,15 @@ fn shared(bytes: Vec<u8>) -> Record {
     if bytes.len() > SHARED_MAX_BYTES {
         return Record(bytes.into());
     }
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    bytes.hash(&mut h);
-    let slot = (h.finish() % RECENT_SLOTS as u64) as usize;
-    RECENT.with_borrow_mut(|recent| {
-        if recent.is_empty() {
-            recent.resize(RECENT_SLOTS, None);
-        }
-        match &recent[slot] {
-            Some(r) if *r.0 == *bytes => r.clone(),
-            _ => {
-                let r = Record(bytes.into());
-                recent[slot] = Some(r.clone());
-                r
-            }
-        }
-    })
+    let same = |known: &Record, bytes: &Vec<u8>| *known.0 == **bytes;
+    let make = |bytes: Vec<u8>| Record(bytes.into());
+    share(
+        &RECENT,
+        (RECENT_SLOTS, hash_of([&bytes])),
+        bytes,
+        same,
+        make,
+    )
 }
 
 #[cfg(test)]
@@ -254,5 +344,89 @@ mod tests {
         assert_eq!(gone.len(), 2);
         assert_eq!(mains(&mut b.iter()), [2, 4, 5]);
         assert_eq!(copy.len(), 5, "a copy keeps what the original dropped");
+    }
+
+    #[test]
+    fn a_backend_reads_as_the_ordered_map_it_stands_for() {
+        use crate::base::Rng;
+        use std::collections::BTreeMap;
+        for seed in 0..40 {
+            let mut rng = Rng::new(seed);
+            let (mut b, mut model) = (Backend::default(), BTreeMap::<Rev, Record>::new());
+            let mut copies = Vec::new();
+            let mut next: i64 = 1;
+            for step in 0..600 {
+                let top = next as u64 + 2;
+                match rng.range(0, 20) {
+                    0 => {
+                        let end = Rev::new(rng.range(0, top) as i64, 0);
+                        let parity = rng.range(0, 2) as i64;
+                        let doomed = |r: Rev| r.main % 2 == parity;
+                        let gone = b.remove_before(end, doomed);
+                        let want: Vec<Rev> = model
+                            .range(..end)
+                            .map(|(r, _)| *r)
+                            .filter(|r| doomed(*r))
+                            .collect();
+                        model.retain(|r, _| !(*r < end && doomed(*r)));
+                        let gone: Vec<Rev> = gone.into_iter().map(|(r, _)| r).collect();
+                        assert_eq!(gone, want, "seed {seed}");
+                    }
+                    1 => {
+                        let rev = Rev::new(rng.range(1, top) as i64, 0);
+                        let rec = Record::new(false, &kv("k", &format!("{step}"), rev.main));
+                        b.insert(rev, rec.clone());
+                        model.insert(rev, rec);
+                    }
+                    2 => copies.push((b.clone(), model.clone())),
+                    _ => {
+                        let rev = Rev::new(next, 0);
+                        next += 1;
+                        let rec = Record::new(false, &kv("k", "v", rev.main));
+                        b.insert(rev, rec.clone());
+                        model.insert(rev, rec);
+                    }
+                }
+                assert_eq!(b.len(), model.len(), "seed {seed}");
+                assert!(b.iter().eq(model.iter().map(|(r, x)| (*r, x))));
+                assert!(b.iter().rev().eq(model.iter().rev().map(|(r, x)| (*r, x))));
+                let at = Rev::new(rng.range(0, top) as i64, 0);
+                assert_eq!(b.get(&at), model.get(&at), "seed {seed}");
+                assert!(b.since(at).eq(model.range(at..).map(|(r, x)| (*r, x))));
+                assert!(b.before(at).eq(model.range(..at).map(|(r, x)| (*r, x))));
+            }
+            for (copy, model) in copies {
+                assert!(
+                    copy.iter().eq(model.iter().map(|(r, x)| (*r, x))),
+                    "seed {seed}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn members_writing_the_same_records_share_their_runs() {
+        let (mut a, mut b) = (Backend::default(), Backend::default());
+        for main in 1..=3 * RUN as i64 {
+            for backend in [&mut a, &mut b] {
+                backend.insert(Rev::new(main, 0), Record::new(false, &kv("k", "v", main)));
+            }
+        }
+        let runs = |x: &Backend| x.sealed.iter().cloned().collect::<Vec<Run>>();
+        assert_eq!(runs(&a).len(), 3);
+        assert!(runs(&a)
+            .iter()
+            .zip(runs(&b))
+            .all(|(x, y)| Arc::ptr_eq(x, &y)));
+        a.remove_before(Rev::new(10, 0), |r| r.main % 2 == 0);
+        b.remove_before(Rev::new(10, 0), |r| r.main % 2 == 0);
+        assert_eq!(a, b);
+        assert!(
+            runs(&a)
+                .iter()
+                .zip(runs(&b))
+                .all(|(x, y)| Arc::ptr_eq(x, &y)),
+            "a compaction both made shares its new run, and the others stay shared"
+        );
     }
 }
