@@ -768,6 +768,42 @@ mod tests {
     }
 
     #[test]
+    fn the_disk_shares_the_entries_of_a_log_that_reached_it() {
+        let mut c = elect(3);
+        let leader = c.leader().unwrap();
+        for i in 0..200 {
+            c.propose(leader, format!("v{i}").into_bytes()).unwrap();
+            c.run_for(10);
+        }
+        c.run_for(1_000);
+        for (id, m) in c.processes() {
+            let log = &m.node().unwrap().log().entries;
+            assert!(log.len() > 200, "{id}: {} entries", log.len());
+            assert!(
+                m.durable.entries.ptr_eq(log),
+                "{id}: one copy of its entries"
+            );
+        }
+        let follower = c.member_ids().into_iter().find(|m| *m != leader).unwrap();
+        let disk = c
+            .processes()
+            .find(|(id, _)| *id == follower)
+            .unwrap()
+            .1
+            .durable
+            .clone();
+        c.kill(follower).unwrap();
+        c.restart(follower).unwrap();
+        c.run_for(2_000);
+        let log = c.node(follower).unwrap().log();
+        assert!(log
+            .entries
+            .iter()
+            .take(disk.entries.len())
+            .eq(disk.entries.iter()));
+    }
+
+    #[test]
     fn kill_loses_volatile_state_but_pause_keeps_it() {
         let mut c = elect(3);
         let leader = c.leader().unwrap();

@@ -630,6 +630,7 @@ impl Member {
         if let Some(node) = self.node.as_mut() {
             node.advance(&rd);
             node.recycle(std::mem::take(&mut rd.messages));
+            self.durable.share_entries(node.log());
         }
         let applied_conf = rd
             .committed_entries

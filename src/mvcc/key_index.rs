@@ -356,6 +356,22 @@ mod tests {
     }
 
     #[test]
+    fn members_writing_a_key_alike_share_its_sealed_runs() {
+        let (mut a, mut b) = (Revs::default(), Revs::default());
+        for main in 1..=2 * RUN as Revision + 3 {
+            a.push(r(main));
+            b.push(r(main));
+        }
+        assert_eq!(a, b);
+        assert_eq!(a.sealed.len(), 2);
+        assert!(a
+            .sealed
+            .iter()
+            .zip(b.sealed.iter())
+            .all(|(x, y)| Arc::ptr_eq(x, y)));
+    }
+
+    #[test]
     fn get_table() {
         let ki = sample();
         // (at, expected (modified, created, version))

@@ -64,6 +64,20 @@ impl Durable {
         }
     }
 
+    /// The disk and a log that reached it hold the same entries: they share them (a copy
+    /// on each side was 12 MB of an hour at 100 writes/s). Only when the log has nothing
+    /// unstable and the two agree on where they begin and end.
+    pub fn share_entries(&mut self, log: &RaftLog) {
+        let last = |entries: &Entries| entries.last().map(|e| (e.index, e.term));
+        if log.snapshot_index == self.snapshot_index
+            && log.stable_index == log.last_index()
+            && last(&log.entries) == last(&self.entries)
+            && log.entries.len() == self.entries.len()
+        {
+            self.entries = log.entries.clone();
+        }
+    }
+
     /// Records a local compaction: entries up to `index` now live in `data`.
     pub fn compact(&mut self, index: Index, term: Term, conf: ConfState, data: SnapshotData) {
         self.entries.retain(|e| e.index > index);
