@@ -175,7 +175,7 @@ fn rebuild<R>(
 }
 
 fn restore_record(
-    index: &mut imbl::OrdMap<Vec<u8>, KeyIndex>,
+    index: &mut imbl::OrdMap<std::sync::Arc<[u8]>, KeyIndex>,
     rev: Rev,
     tombstone: bool,
     kv: &KeyValue,
@@ -186,7 +186,7 @@ fn restore_record(
     let refused = |e| bad(format!("record at {rev:?}: {e:?}"));
     if tombstone {
         // etcd ignores a tombstone for a key it has not seen.
-        if let Some(ki) = index.get_mut(&kv.key) {
+        if let Some(ki) = index.get_mut(kv.key.as_slice()) {
             ki.tombstone(rev).map_err(refused)?;
         }
         return Ok(());
@@ -196,7 +196,7 @@ fn restore_record(
             "record at {rev:?} disagrees with its revision"
         )));
     }
-    match index.get_mut(&kv.key) {
+    match index.get_mut(kv.key.as_slice()) {
         Some(ki) if ki.is_live() => ki.put(rev).map_err(refused),
         Some(ki) => ki
             .restore(Rev::new(kv.create_revision, 0), rev, kv.version)
@@ -205,7 +205,7 @@ fn restore_record(
             let mut ki = KeyIndex::default();
             ki.restore(Rev::new(kv.create_revision, 0), rev, kv.version)
                 .map_err(refused)?;
-            index.insert(kv.key.clone(), ki);
+            index.insert(kv.key.as_slice().into(), ki);
             Ok(())
         }
     }

@@ -13,6 +13,7 @@ use super::MvccError;
 use crate::base::{Millis, Revision};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// etcd's default backend quota (`--quota-backend-bytes` 0): 2 GiB.
 pub const DEFAULT_QUOTA_BYTES: i64 = 2 * 1024 * 1024 * 1024;
@@ -99,8 +100,8 @@ pub struct Store {
     pub(crate) current_rev: Revision,
     pub(crate) compact_rev: Revision,
     /// Persistent maps of shared records: a time-travel checkpoint copies only the few tree
-    /// nodes that changed since the one before.
-    pub(crate) index: imbl::OrdMap<Vec<u8>, KeyIndex>,
+    /// nodes that changed since the one before, and a node's keys are shared, not copied.
+    pub(crate) index: imbl::OrdMap<Arc<[u8]>, KeyIndex>,
     pub(crate) backend: Backend,
     pub(crate) lessor: Lessor,
     pub(crate) alarms: BTreeSet<AlarmMember>,
@@ -379,7 +380,15 @@ impl Store {
             lease,
         };
         self.backend_insert(rev, Record::new(false, &kv));
-        let indexed = self.index.entry(key.to_vec()).or_default().put(rev);
+        let indexed = match self.index.get_mut(key) {
+            Some(ki) => ki.put(rev),
+            None => {
+                let mut ki = KeyIndex::default();
+                let put = ki.put(rev);
+                self.index.insert(key.into(), ki);
+                put
+            }
+        };
         assert!(indexed.is_ok(), "write revisions only grow");
         if let Some(old) = prev.as_ref().map(|p| p.lease).filter(|&l| l != 0) {
             self.lessor.detach(old, key);
@@ -628,7 +637,7 @@ impl Store {
         }
         self.compact_rev = rev;
         let mut available = BTreeSet::new();
-        let keys: Vec<Vec<u8>> = self.index.keys().cloned().collect();
+        let keys: Vec<Arc<[u8]>> = self.index.keys().cloned().collect();
         for key in keys {
             let Some(ki) = self.index.get_mut(&key) else {
                 continue;
