@@ -81,10 +81,9 @@ impl Durable {
     /// Records a local compaction: entries up to `index` now live in `data`.
     pub fn compact(&mut self, index: Index, term: Term, conf: ConfState, data: SnapshotData) {
         // The entries are in index order: the kept ones stay shared (with the log too).
-        let first = self.entries.front().map_or(index + 1, |e| e.index);
-        let gone = (index + 1)
-            .saturating_sub(first)
-            .min(self.entries.len() as Index);
+        let after = index.saturating_add(1);
+        let first = self.entries.front().map_or(after, |e| e.index);
+        let gone = after.saturating_sub(first).min(self.entries.len() as Index);
         self.entries = self.entries.skip(gone as usize);
         self.snapshot_index = index;
         self.snapshot_term = term;
