@@ -68,7 +68,7 @@ pub fn ours(w: &Workload) -> Outcome {
                     apply(sm, &e.data);
                 }
                 node.advance(&rd);
-                node.recycle(std::mem::take(&mut rd.messages));
+                node.recycle(rd);
                 moved = true;
             }
         }

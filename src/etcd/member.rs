@@ -627,18 +627,10 @@ impl Member {
             }
         }
         ctx.outbox.append(&mut rd.messages);
-        if let Some(node) = self.node.as_mut() {
-            node.advance(&rd);
-            node.recycle(std::mem::take(&mut rd.messages));
-            self.durable.share_entries(node.log());
-        }
         let applied_conf = rd
             .committed_entries
             .iter()
             .any(|e| e.kind == EntryKind::Config);
-        if applied_conf {
-            self.sync_members_bucket();
-        }
         // Each configuration applied now, in order: one that leaves this member out after one
         // that had it in means it was removed (ids are never reused). Checked one by one, as a
         // replay may apply the configurations before it joined and its removal at once.
@@ -651,6 +643,14 @@ impl Member {
             let entries = rd.committed_entries.iter();
             let conf_entries = entries.filter(|e| e.kind == EntryKind::Config);
             confs.extend(conf_entries.map(|e| node.conf_at(e.index).contains(self.id)));
+        }
+        if let Some(node) = self.node.as_mut() {
+            node.advance(&rd);
+            node.recycle(rd);
+            self.durable.share_entries(node.log());
+        }
+        if applied_conf {
+            self.sync_members_bucket();
         }
         for in_conf in confs {
             if in_conf {
@@ -920,7 +920,7 @@ mod tests {
                 prev_index: prev.0,
                 prev_term: prev.1,
                 heartbeat: entries.is_empty(),
-                entries,
+                entries: entries.into(),
                 commit,
                 read_ctx: 0,
             },

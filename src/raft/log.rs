@@ -1,6 +1,7 @@
 //! The replicated log: a compacted prefix (the snapshot point) followed by entries, and the
 //! bookkeeping of what is persisted, committed and applied.
 
+use super::message::EntryBatch;
 use crate::base::{Index, Term};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -199,37 +200,62 @@ impl RaftLog {
 
     /// Entries from `from` on, at most `max` of them.
     pub fn entries_from(&self, from: Index, max: usize) -> Vec<Entry> {
+        let mut out = Vec::new();
+        self.entries_from_into(from, max, &mut out);
+        out
+    }
+
+    /// As [`RaftLog::entries_from`], for an append: one list its followers share.
+    pub fn batch_from(&self, from: Index, max: usize) -> EntryBatch {
+        let span = self.span(from, max);
+        if span.is_empty() {
+            return EntryBatch::default();
+        }
+        if span.len() <= FEW_ENTRIES {
+            // An exact-length map: collected straight into one allocation.
+            let shared: Arc<[Entry]> = span.map(|i| self.entries[i].clone()).collect();
+            return shared.into();
+        }
+        self.entries_from(from, max).into()
+    }
+
+    /// As [`RaftLog::entries_from`], after what `out` holds (a buffer kept from the last
+    /// time: a node hands its driver entries at nearly every Ready).
+    pub fn entries_from_into(&self, from: Index, max: usize, out: &mut Vec<Entry>) {
+        self.clone_span(self.span(from, max), out);
+    }
+
+    /// Where entries from `from` on, at most `max` of them, sit in `entries`.
+    fn span(&self, from: Index, max: usize) -> std::ops::Range<usize> {
         if from <= self.snapshot_index || from > self.last_index() {
-            return Vec::new();
+            return 0..0;
         }
         let start = (from - self.snapshot_index - 1) as usize;
-        let end = start.saturating_add(max).min(self.entries.len());
+        start..start.saturating_add(max).min(self.entries.len())
+    }
+
+    fn clone_span(&self, span: std::ops::Range<usize>, out: &mut Vec<Entry>) {
         // A few entries (one proposal's, most often) are looked up one by one: a focus over
         // the tree costs more to build than it saves.
-        if end - start <= FEW_ENTRIES {
-            return (start..end).map(|i| self.entries[i].clone()).collect();
+        if span.len() <= FEW_ENTRIES {
+            out.extend(span.map(|i| self.entries[i].clone()));
+        } else {
+            out.extend(self.entries.focus().narrow(span).into_iter().cloned());
         }
-        self.entries
-            .focus()
-            .narrow(start..end)
-            .into_iter()
-            .cloned()
-            .collect()
     }
 
-    /// Entries not yet on disk.
-    pub fn unstable_entries(&self) -> Vec<Entry> {
-        self.entries_from(self.stable_index + 1, usize::MAX)
+    /// Entries not yet on disk, into `out`.
+    pub fn unstable_entries_into(&self, out: &mut Vec<Entry>) {
+        self.entries_from_into(self.stable_index + 1, usize::MAX, out)
     }
 
-    /// Committed entries not yet handed to the state machine.
-    pub fn next_committed(&self) -> Vec<Entry> {
+    /// Committed entries not yet handed to the state machine, into `out`.
+    pub fn next_committed_into(&self, out: &mut Vec<Entry>) {
         let from = self.applied.max(self.snapshot_index) + 1;
         let to = self.committed.min(self.last_index());
-        if to < from {
-            return Vec::new();
+        if to >= from {
+            self.entries_from_into(from, (to - from + 1) as usize, out)
         }
-        self.entries_from(from, (to - from + 1) as usize)
     }
 
     /// Appends one entry right after the last (a leader's own: nothing to truncate).
@@ -458,7 +484,9 @@ mod tests {
         log.append(&ents(2, &[2]));
         assert_eq!(log.stable_index, 1);
         assert_eq!(log.last_index(), 2);
-        assert_eq!(log.unstable_entries().len(), 1);
+        let mut unstable = Vec::new();
+        log.unstable_entries_into(&mut unstable);
+        assert_eq!(unstable.len(), 1);
     }
 
     /// The term runs answer as the entries themselves do, through seeded random appends

@@ -8,6 +8,56 @@ use crate::base::{Index, MemberId, Term};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::hash::Hasher;
+use std::ops::Deref;
+use std::sync::Arc;
+
+/// The entries one append carries, shared: a broadcast's copies to every follower (and the
+/// network's duplicates of them) hold one list, where a `Vec` each cost an allocation and a
+/// copy of every entry per follower. Empty (a heartbeat) holds nothing at all.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EntryBatch(Option<Arc<[Entry]>>);
+
+impl EntryBatch {
+    /// Whether both are the same list (not merely equal ones).
+    pub fn shares(&self, other: &EntryBatch) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Deref for EntryBatch {
+    type Target = [Entry];
+
+    fn deref(&self) -> &[Entry] {
+        self.0.as_deref().unwrap_or_default()
+    }
+}
+
+impl From<Arc<[Entry]>> for EntryBatch {
+    fn from(entries: Arc<[Entry]>) -> EntryBatch {
+        EntryBatch((!entries.is_empty()).then_some(entries))
+    }
+}
+
+impl From<Vec<Entry>> for EntryBatch {
+    fn from(entries: Vec<Entry>) -> EntryBatch {
+        EntryBatch((!entries.is_empty()).then(|| entries.into()))
+    }
+}
+
+impl Serialize for EntryBatch {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for EntryBatch {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<EntryBatch, D::Error> {
+        Vec::<Entry>::deserialize(d).map(EntryBatch::from)
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
@@ -51,7 +101,7 @@ pub enum Body {
     Append {
         prev_index: Index,
         prev_term: Term,
-        entries: Vec<Entry>,
+        entries: EntryBatch,
         commit: Index,
         heartbeat: bool,
         /// Nonzero on heartbeats that confirm leadership for a ReadIndex round.
@@ -162,7 +212,7 @@ impl Message {
                 ..
             } => {
                 words(hash, &[*prev_index, *prev_term, *commit, *read_ctx]);
-                for e in entries {
+                for e in entries.iter() {
                     words(hash, &[e.index, e.term, e.data.len() as u64]);
                 }
             }

@@ -21,14 +21,14 @@ pub use confchange::{ConfChange, ConfChangeOp, ConfError, ConfState};
 pub use config::{Config, TeachingSwitches};
 pub use image::{Image, SnapshotData};
 pub use log::{summarize, Entries, Entry, EntryData, EntryKind, RaftLog};
-pub use message::{Body, Message};
+pub use message::{Body, EntryBatch, Message};
 pub use node::{ProposeError, Raft, Role, RoleName};
 pub use progress::{Progress, ProgressState};
 pub use quorum::{JointConfig, Majority, VoteResult};
 pub use read_only::ReadState;
 pub use ready::{HardState, NodeEvent, Ready, Snapshot, SnapshotRequest, StepDown, VoteRefusal};
 pub use status::{EntryView, ProgressView, RaftView};
-pub use tracker::LeaderState;
+pub use tracker::{ByMember, LeaderState};
 
 use crate::base::{Index, Rng, Term};
 

@@ -27,9 +27,11 @@ impl Majority {
         self.voters.len() / 2 + 1
     }
 
-    /// The largest index that a quorum has matched. An empty config commits everything, so a
-    /// joint config with an empty outgoing half behaves as the incoming half alone.
-    pub fn committed_index(&self, matched: impl Fn(MemberId) -> Option<Index>) -> Index {
+    /// The largest index that a quorum has matched, from each member's matched index in id
+    /// order (a voter missing from it has matched nothing). An empty config commits
+    /// everything, so a joint config with an empty outgoing half behaves as the incoming half
+    /// alone.
+    pub fn committed_index(&self, matched: impl IntoIterator<Item = (MemberId, Index)>) -> Index {
         if self.voters.is_empty() {
             return Index::MAX;
         }
@@ -42,11 +44,15 @@ impl Majority {
             large.resize(self.voters.len(), 0);
             &mut large[..]
         };
+        // Both walks are in id order: one pass, where a search per voter cost more than the
+        // rest of the count.
+        let mut matched = matched.into_iter().peekable();
         for (slot, v) in indexes.iter_mut().zip(&self.voters) {
-            *slot = matched(*v).unwrap_or(0);
+            while matched.next_if(|(id, _)| id < v).is_some() {}
+            *slot = matched.next_if(|(id, _)| id == v).map_or(0, |(_, i)| i);
         }
-        let k = self.quorum() - 1;
-        *indexes.select_nth_unstable_by(k, |a, b| b.cmp(a)).1
+        indexes.sort_unstable();
+        indexes[indexes.len() - self.quorum()]
     }
 
     pub fn vote_result(&self, votes: &BTreeMap<MemberId, bool>) -> VoteResult {
@@ -110,9 +116,15 @@ impl JointConfig {
             .collect()
     }
 
-    pub fn committed_index(&self, matched: impl Fn(MemberId) -> Option<Index>) -> Index {
-        let a = self.incoming.committed_index(&matched);
-        let b = self.outgoing.committed_index(&matched);
+    /// As [`Majority::committed_index`], by both halves.
+    pub fn committed_index<I>(&self, matched: I) -> Index
+    where
+        I: IntoIterator<Item = (MemberId, Index)>,
+        I::IntoIter: Clone,
+    {
+        let matched = matched.into_iter();
+        let a = self.incoming.committed_index(matched.clone());
+        let b = self.outgoing.committed_index(matched);
         a.min(b)
     }
 
@@ -138,6 +150,11 @@ mod tests {
 
     fn ids(xs: &[u64]) -> Vec<MemberId> {
         xs.iter().map(|x| MemberId(*x)).collect()
+    }
+
+    /// Member i + 1 matched `matched[i]`.
+    fn by_id(matched: &[u64]) -> impl Iterator<Item = (MemberId, Index)> + Clone + '_ {
+        (1..).map(MemberId).zip(matched.iter().copied())
     }
 
     #[test]
@@ -170,8 +187,35 @@ mod tests {
         ];
         for (voters, matched, want) in cases {
             let cfg = Majority::new(ids(voters));
-            let got = cfg.committed_index(|id| matched.get(id.0 as usize - 1).copied());
+            let got = cfg.committed_index(by_id(matched));
             assert_eq!(got, *want, "voters {voters:?} matched {matched:?}");
+        }
+    }
+
+    #[test]
+    fn committed_index_reads_a_walk_with_learners_and_missing_voters_as_lookups_would() {
+        let mut rng = crate::base::Rng::new(14);
+        for _ in 0..2000 {
+            let voters: Vec<u64> = (1..=12).filter(|_| rng.chance(0.5)).collect();
+            let mut tracked: Vec<(MemberId, Index)> = Vec::new();
+            for id in 1..=12 {
+                if rng.chance(0.75) {
+                    tracked.push((MemberId(id), rng.range(0, 20)));
+                }
+            }
+            let lookup = |id: &u64| {
+                let found = tracked.iter().find(|(m, _)| m.0 == *id);
+                found.map_or(0, |(_, i)| *i)
+            };
+            let mut want: Vec<Index> = voters.iter().map(lookup).collect();
+            want.sort_unstable_by(|a, b| b.cmp(a));
+            let cfg = Majority::new(ids(&voters));
+            let got = cfg.committed_index(tracked.iter().copied());
+            match want.get(cfg.quorum().wrapping_sub(1)) {
+                _ if voters.is_empty() => assert_eq!(got, Index::MAX),
+                Some(w) => assert_eq!(got, *w, "voters {voters:?} tracked {tracked:?}"),
+                None => unreachable!(),
+            }
         }
     }
 
@@ -195,8 +239,7 @@ mod tests {
             incoming: Majority::new(ids(&[1, 2, 3])),
             outgoing: Majority::new(ids(&[3, 4, 5])),
         };
-        let matched = |id: MemberId| Some([9, 9, 1, 1, 1][id.0 as usize - 1]);
-        assert_eq!(cfg.committed_index(matched), 1);
+        assert_eq!(cfg.committed_index(by_id(&[9, 9, 1, 1, 1])), 1);
         let mut votes = BTreeMap::new();
         for id in [1, 2] {
             votes.insert(MemberId(id), true);
@@ -206,7 +249,7 @@ mod tests {
         votes.insert(MemberId(5), false);
         assert_eq!(cfg.vote_result(&votes), VoteResult::Lost);
         assert_eq!(
-            JointConfig::simple(ids(&[1])).committed_index(|_| Some(4)),
+            JointConfig::simple(ids(&[1])).committed_index(by_id(&[4])),
             4
         );
     }

@@ -6,16 +6,93 @@ use super::progress::{Progress, ProgressState};
 use super::quorum::JointConfig;
 use super::read_only::ReadOnly;
 use crate::base::{Index, MemberId};
-use std::collections::{BTreeMap, BTreeSet};
-use std::ops::Bound;
+use std::collections::BTreeSet;
 
 #[derive(Clone, Debug)]
 pub struct LeaderState {
-    pub(super) progress: BTreeMap<MemberId, Progress>,
+    pub(super) progress: ByMember<Progress>,
     pub(super) transferee: Option<MemberId>,
     /// Elapsed ticks of the current transfer (aborted after an election timeout).
     pub(super) transfer_elapsed: u32,
     pub(super) reads: ReadOnly,
+}
+
+/// One value per member, in id order: a leader tracks a handful of members and looks them
+/// up at every answer, where a sorted `Vec` is searched and walked for a fraction of a tree's
+/// instructions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ByMember<V>(Vec<(MemberId, V)>);
+
+impl<V> Default for ByMember<V> {
+    fn default() -> Self {
+        ByMember(Vec::new())
+    }
+}
+
+impl<V> ByMember<V> {
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn get(&self, id: &MemberId) -> Option<&V> {
+        let at = self.0.binary_search_by_key(id, |(k, _)| *k).ok()?;
+        Some(&self.0[at].1)
+    }
+
+    pub fn get_mut(&mut self, id: &MemberId) -> Option<&mut V> {
+        let at = self.0.binary_search_by_key(id, |(k, _)| *k).ok()?;
+        Some(&mut self.0[at].1)
+    }
+
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&MemberId, &V)> + Clone {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&MemberId, &mut V)> {
+        self.0.iter_mut().map(|(k, v)| (&*k, v))
+    }
+
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &MemberId> + Clone {
+        self.0.iter().map(|(k, _)| k)
+    }
+
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + Clone {
+        self.0.iter().map(|(_, v)| v)
+    }
+
+    pub fn insert(&mut self, id: MemberId, value: V) {
+        match self.0.binary_search_by_key(&id, |(k, _)| *k) {
+            Ok(at) => self.0[at].1 = value,
+            Err(at) => self.0.insert(at, (id, value)),
+        }
+    }
+
+    pub fn get_or_insert_with(&mut self, id: MemberId, make: impl FnOnce() -> V) -> &mut V {
+        let at = match self.0.binary_search_by_key(&id, |(k, _)| *k) {
+            Ok(at) => at,
+            Err(at) => {
+                self.0.insert(at, (id, make()));
+                at
+            }
+        };
+        &mut self.0[at].1
+    }
+
+    pub fn retain(&mut self, mut keep: impl FnMut(&MemberId, &mut V) -> bool) {
+        self.0.retain_mut(|(k, v)| keep(k, v));
+    }
+}
+
+impl<V> std::ops::Index<&MemberId> for ByMember<V> {
+    type Output = V;
+
+    fn index(&self, id: &MemberId) -> &V {
+        self.get(id).expect("a tracked member")
+    }
 }
 
 impl LeaderState {
@@ -29,7 +106,7 @@ impl LeaderState {
         stable: Index,
         max_inflight: usize,
     ) -> LeaderState {
-        let mut progress = BTreeMap::new();
+        let mut progress = ByMember::default();
         for id in voters.into_iter().chain(learners.iter().copied()) {
             let mut pr = Progress::new(next, max_inflight, learners.contains(&id));
             if id == leader {
@@ -47,7 +124,7 @@ impl LeaderState {
         }
     }
 
-    pub fn progress(&self) -> &BTreeMap<MemberId, Progress> {
+    pub fn progress(&self) -> &ByMember<Progress> {
         &self.progress
     }
 
@@ -71,8 +148,7 @@ impl LeaderState {
         for id in &members {
             let pr = self
                 .progress
-                .entry(*id)
-                .or_insert_with(|| Progress::new(next, max_inflight, false));
+                .get_or_insert_with(*id, || Progress::new(next, max_inflight, false));
             pr.is_learner = conf.learners.contains(id);
         }
     }
@@ -80,16 +156,15 @@ impl LeaderState {
     /// The first peer (not the leader) after `after`, or the first of all with None: a walk
     /// over the peers that collects nothing, for the broadcast every proposal makes.
     pub(super) fn peer_after(&self, leader: MemberId, after: Option<MemberId>) -> Option<MemberId> {
-        let from = after.map_or(Bound::Unbounded, Bound::Excluded);
         self.progress
-            .range((from, Bound::Unbounded))
-            .map(|(id, _)| *id)
-            .find(|id| *id != leader)
+            .keys()
+            .copied()
+            .find(|id| *id != leader && after.is_none_or(|a| *id > a))
     }
 
     /// The largest index a quorum of `voters` has (`Index::MAX` when there are none).
     pub(super) fn committed_index(&self, voters: &JointConfig) -> Index {
-        voters.committed_index(|id| self.progress.get(&id).map(|pr| pr.match_index))
+        voters.committed_index(self.progress.iter().map(|(id, pr)| (*id, pr.match_index)))
     }
 
     /// Check-quorum: whether a quorum was heard from since the last call, which starts a
@@ -149,6 +224,44 @@ mod tests {
 
     fn ids(xs: &[u64]) -> BTreeSet<MemberId> {
         xs.iter().copied().map(MemberId).collect()
+    }
+
+    #[test]
+    fn by_member_reads_as_the_ordered_map_it_stands_for() {
+        let mut rng = crate::base::Rng::new(15);
+        let mut ours = ByMember::default();
+        let mut want = std::collections::BTreeMap::new();
+        for step in 0..3000 {
+            let id = MemberId(rng.range(1, 12));
+            let value = rng.range(0, 100);
+            match rng.range(0, 4) {
+                0 => {
+                    ours.insert(id, value);
+                    want.insert(id, value);
+                }
+                1 => {
+                    *ours.get_or_insert_with(id, || value) += 1;
+                    *want.entry(id).or_insert(value) += 1;
+                }
+                2 => {
+                    ours.retain(|k, _| k.0 % 3 != value % 3);
+                    want.retain(|k, _| k.0 % 3 != value % 3);
+                }
+                _ => {
+                    if let Some(v) = ours.get_mut(&id) {
+                        *v += value;
+                    }
+                    if let Some(v) = want.get_mut(&id) {
+                        *v += value;
+                    }
+                }
+            }
+            let got: Vec<(MemberId, u64)> = ours.iter().map(|(k, v)| (*k, *v)).collect();
+            let expected: Vec<(MemberId, u64)> = want.iter().map(|(k, v)| (*k, *v)).collect();
+            assert_eq!(got, expected, "step {step}");
+            assert_eq!(ours.get(&id), want.get(&id), "step {step}");
+            assert_eq!(ours.len(), want.len());
+        }
     }
 
     fn leader_of_three() -> LeaderState {

@@ -118,7 +118,14 @@ pub struct Raft {
     /// next Ready sends them all at once, one append per follower, instead of each proposal
     /// looking its follower's append up in the outbox and copying its entry into it.
     appends_due: bool,
+    /// Emptied buffers of the last Ready's entries, handed back by `recycle`.
+    spare_entries: Vec<Entry>,
+    spare_committed: Vec<Entry>,
 }
+
+/// The most elements a buffer handed back keeps room for (a catch-up's thousands of entries
+/// are not kept for the one-entry Readies after it).
+const SPARE_MAX: usize = 1024;
 
 impl Raft {
     /// A brand-new member. With initial voters it bootstraps as etcd does: term 1 and one
@@ -190,6 +197,8 @@ impl Raft {
             persisted_hard_state: hard,
             pending_snapshot: None,
             appends_due: false,
+            spare_entries: Vec::new(),
+            spare_committed: Vec::new(),
         };
         raft.reload_conf();
         raft.reset_randomized_election_timeout();
@@ -508,11 +517,15 @@ impl Raft {
             self.send_due_appends();
         }
         let hard = self.hard_state();
+        let mut entries = std::mem::take(&mut self.spare_entries);
+        self.log.unstable_entries_into(&mut entries);
+        let mut committed_entries = std::mem::take(&mut self.spare_committed);
+        self.log.next_committed_into(&mut committed_entries);
         Ready {
             hard_state: (hard != self.persisted_hard_state).then_some(hard),
-            entries: self.log.unstable_entries(),
+            entries,
             messages: std::mem::take(&mut self.msgs),
-            committed_entries: self.log.next_committed(),
+            committed_entries,
             read_states: std::mem::take(&mut self.read_states),
             snapshot: self.pending_snapshot.take(),
             snapshot_requests: self.take_snapshot_requests(),
@@ -520,13 +533,12 @@ impl Raft {
         }
     }
 
-    /// The emptied buffer of a Ready's messages, handed back: the next Ready's messages go
-    /// in it instead of a new one (an allocation at nearly every event).
-    pub fn recycle(&mut self, mut messages: Vec<Message>) {
-        if self.msgs.is_empty() && messages.capacity() > self.msgs.capacity() {
-            messages.clear();
-            self.msgs = messages;
-        }
+    /// A Ready done with (after `advance`), handed back: the next Ready's messages and
+    /// entries go in its buffers instead of new ones (allocations at nearly every event).
+    pub fn recycle(&mut self, rd: Ready) {
+        keep_buffer(&mut self.msgs, rd.messages);
+        keep_buffer(&mut self.spare_entries, rd.entries);
+        keep_buffer(&mut self.spare_committed, rd.committed_entries);
     }
 
     /// The driver did what `rd` asked: its entries and hard state are durable and its
@@ -589,6 +601,14 @@ impl Raft {
 
     fn send(&mut self, m: Message) {
         self.msgs.push(m);
+    }
+}
+
+/// Keeps `buffer`'s room in the empty `slot` when it has more (up to `SPARE_MAX`).
+fn keep_buffer<T>(slot: &mut Vec<T>, mut buffer: Vec<T>) {
+    if slot.is_empty() && buffer.capacity() > slot.capacity() && buffer.capacity() <= SPARE_MAX {
+        buffer.clear();
+        *slot = buffer;
     }
 }
 

@@ -4,7 +4,7 @@
 use super::Raft;
 use crate::base::{Index, MemberId, Term};
 use crate::raft::log::{Entry, EntryKind};
-use crate::raft::message::{Body, Message};
+use crate::raft::message::{Body, EntryBatch, Message};
 use crate::raft::progress::ProgressState;
 use crate::raft::ready::NodeEvent;
 use crate::raft::Role;
@@ -149,7 +149,10 @@ impl Raft {
         }
         let caught_up = pr.match_index == last_index;
         let transfer_now = state.transferee == Some(from) && caught_up;
-        if self.maybe_commit() {
+        // A match that stays at or below the commit index cannot move a quorum past it (the
+        // other members' matches are as they were when it was last counted).
+        let may_commit = pr.match_index > self.log.committed;
+        if may_commit && self.maybe_commit() {
             self.bcast_append();
         } else if was_paused {
             self.send_append(from, true);
@@ -195,18 +198,31 @@ impl Raft {
         self.append_to_peers(false);
     }
 
+    /// Followers at the same point get the same entries: one list, shared.
     fn append_to_peers(&mut self, allow_empty: bool) {
         let mut after = None;
+        let mut last = EntryBatch::default();
         while let Some(peer) = self
             .leader_state()
             .and_then(|s| s.peer_after(self.id, after))
         {
-            self.send_append(peer, allow_empty);
+            self.send_append_sharing(peer, allow_empty, &mut last);
             after = Some(peer);
         }
     }
 
     pub(super) fn send_append(&mut self, to: MemberId, allow_empty: bool) -> bool {
+        self.send_append_sharing(to, allow_empty, &mut EntryBatch::default())
+    }
+
+    /// `send_append`, taking the entries from `last` (the list sent to another follower in
+    /// this broadcast) when they are the ones `to` needs, and leaving its own there.
+    fn send_append_sharing(
+        &mut self,
+        to: MemberId,
+        allow_empty: bool,
+        last: &mut EntryBatch,
+    ) -> bool {
         let Role::Leader(state) = &mut self.role else {
             return false;
         };
@@ -223,9 +239,13 @@ impl Raft {
             pr.become_snapshot(self.log.snapshot_index);
             return false;
         };
-        let entries = self
-            .log
-            .entries_from(pr.next_index, self.config.max_entries_per_msg);
+        let max = self.config.max_entries_per_msg;
+        let wanted = (self.log.last_index().saturating_sub(prev_index)).min(max as Index) as usize;
+        let same = last.len() == wanted && last.first().is_none_or(|e| e.index == pr.next_index);
+        if !same {
+            *last = self.log.batch_from(pr.next_index, max);
+        }
+        let entries = last.clone();
         if entries.is_empty() && !allow_empty {
             return false;
         }
@@ -235,7 +255,13 @@ impl Raft {
             if let Some((queued, commit)) = pending.filter(|_| !entries.is_empty()) {
                 let room = cap - queued.len();
                 let taken = entries.len().min(room);
-                queued.extend(entries.into_iter().take(taken));
+                let more = entries.iter().take(taken).cloned();
+                *queued = queued
+                    .iter()
+                    .cloned()
+                    .chain(more)
+                    .collect::<Vec<_>>()
+                    .into();
                 *commit = self.log.committed;
                 pr.batched_entries(queued.last().map_or(prev_index, |e| e.index));
                 return true;
@@ -283,7 +309,7 @@ impl Raft {
             let body = Body::Append {
                 prev_index,
                 prev_term,
-                entries: Vec::new(),
+                entries: EntryBatch::default(),
                 commit: log.committed.min(prev_index),
                 heartbeat: true,
                 read_ctx,
@@ -328,7 +354,7 @@ fn pending_append(
     term: Term,
     prev_index: Index,
     cap: usize,
-) -> Option<(&mut Vec<Entry>, &mut Index)> {
+) -> Option<(&mut EntryBatch, &mut Index)> {
     let m = msgs.iter_mut().rev().find(|m| m.to == to)?;
     if m.term != term {
         return None;
@@ -349,7 +375,7 @@ fn pending_append(
 #[cfg(test)]
 mod tests {
     use crate::base::{MemberId, Rng};
-    use crate::raft::message::Body;
+    use crate::raft::message::{Body, EntryBatch};
     use crate::raft::{Config, Message, Raft};
 
     /// Voters m1..mN, batching or not; member i draws from `Rng::new(seed * 100 + i)`.
@@ -415,6 +441,49 @@ mod tests {
         for (a, b) in nodes.iter().zip(&unbatched) {
             assert_eq!(a.log().committed, b.log().committed);
             assert_eq!(a.log().last_index(), a.log().committed);
+        }
+    }
+
+    /// A broadcast hands every follower at the same point one shared list of entries, with
+    /// or without batching; an append to one follower alone has its own.
+    #[test]
+    fn followers_at_the_same_point_share_one_list_of_entries() {
+        for batch_append in [false, true] {
+            let mut nodes = voters(5, batch_append, 0);
+            nodes[0].force_timeout();
+            persist_and_deliver(&mut nodes);
+            nodes[0].propose(b"x".to_vec()).expect("leader accepts");
+            let rd = nodes[0].ready();
+            let lists: Vec<&EntryBatch> = (rd.messages.iter())
+                .filter_map(|m| match &m.body {
+                    Body::Append { entries, .. } if !entries.is_empty() => Some(entries),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(lists.len(), 4, "batch_append {batch_append}");
+            assert!(
+                lists.iter().all(|l| l.shares(lists[0])),
+                "batch_append {batch_append}"
+            );
+            assert_eq!(lists[0].len(), 1);
+        }
+    }
+
+    /// Delivers every message until no node has a Ready left.
+    fn persist_and_deliver(nodes: &mut [Raft]) {
+        loop {
+            let mut queue: Vec<Message> = Vec::new();
+            for node in nodes.iter_mut().filter(|n| n.has_ready()) {
+                let rd = node.ready();
+                node.advance(&rd);
+                queue.extend(rd.messages);
+            }
+            if queue.is_empty() {
+                return;
+            }
+            for m in queue {
+                nodes[(m.to.0 - 1) as usize].step(m);
+            }
         }
     }
 
