@@ -68,7 +68,7 @@ pub fn ours(w: &Workload) -> Outcome {
                     apply(sm, &e.data);
                 }
                 node.advance(&rd);
-                node.recycle(rd);
+                node.recycle(&mut rd);
                 moved = true;
             }
         }

@@ -646,7 +646,7 @@ impl Member {
         }
         if let Some(node) = self.node.as_mut() {
             node.advance(&rd);
-            node.recycle(rd);
+            node.recycle(&mut rd);
             self.durable.share_entries(node.log());
         }
         if applied_conf {

@@ -535,10 +535,10 @@ impl Raft {
 
     /// A Ready done with (after `advance`), handed back: the next Ready's messages and
     /// entries go in its buffers instead of new ones (allocations at nearly every event).
-    pub fn recycle(&mut self, rd: Ready) {
-        keep_buffer(&mut self.msgs, rd.messages);
-        keep_buffer(&mut self.spare_entries, rd.entries);
-        keep_buffer(&mut self.spare_committed, rd.committed_entries);
+    pub fn recycle(&mut self, rd: &mut Ready) {
+        keep_buffer(&mut self.msgs, &mut rd.messages);
+        keep_buffer(&mut self.spare_entries, &mut rd.entries);
+        keep_buffer(&mut self.spare_committed, &mut rd.committed_entries);
     }
 
     /// The driver did what `rd` asked: its entries and hard state are durable and its
@@ -568,7 +568,9 @@ impl Raft {
         if let Some(pr) = self.progress_mut(id) {
             pr.maybe_update(stable);
         }
-        if self.is_leader() && self.maybe_commit() {
+        // With everything committed a count could only find what is already committed.
+        let uncommitted = self.log.committed < self.log.last_index();
+        if self.is_leader() && uncommitted && self.maybe_commit() {
             self.bcast_append();
         }
     }
@@ -605,10 +607,10 @@ impl Raft {
 }
 
 /// Keeps `buffer`'s room in the empty `slot` when it has more (up to `SPARE_MAX`).
-fn keep_buffer<T>(slot: &mut Vec<T>, mut buffer: Vec<T>) {
+fn keep_buffer<T>(slot: &mut Vec<T>, buffer: &mut Vec<T>) {
     if slot.is_empty() && buffer.capacity() > slot.capacity() && buffer.capacity() <= SPARE_MAX {
         buffer.clear();
-        *slot = buffer;
+        std::mem::swap(slot, buffer);
     }
 }
 
