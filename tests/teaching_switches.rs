@@ -185,6 +185,12 @@ impl World {
         self.c.run_until(deadline);
     }
 
+    /// Runs for `ms`, losing every message of `from` that tells a commit index of `index`
+    /// or more: nobody but `from` learns that it committed there.
+    fn run_hiding_commit(&mut self, ms: Millis, from: MemberId, index: Index) {
+        self.run_losing(ms, |_, m| m.from == from && tells_commit(m, index));
+    }
+
     fn run(&mut self, ms: Millis) {
         self.run_losing(ms, |_, _| false);
     }
@@ -331,11 +337,13 @@ fn figure_8(switch_on: bool) -> World {
     w.c.restart(M2).unwrap();
     w.observe();
     w.campaign(M1);
-    // The network loses every copy of m1's term-c entry that its receiver would accept.
+    // The network loses every copy of m1's term-c entry that its receiver would accept, and
+    // (a member keeps the commit index it heard of across a crash) every word of its commit.
     let own = format!("[{}@", i + 1);
     w.run_losing(500, |c, m| {
         let has_x = c.node(m.to).is_some_and(|n| n.log().term(i) == Some(a));
-        m.from == M1 && m.describe.to_string().contains(&own) && has_x
+        let own_entry = m.describe.to_string().contains(&own) && has_x;
+        m.from == M1 && (own_entry || tells_commit(m, i))
     });
     assert_eq!(
         w.c.node(M1).map(|n| n.log().committed >= i),
@@ -372,8 +380,9 @@ fn figure_8_commit_by_counting_breaks_state_machine_safety_5_4_2() {
 /// entry.
 ///
 /// A client puts x=X through m1, which commits it with m2 (and answers) while m3 is
-/// partitioned away; m1 crashes; m2, just restarted, is asked by m3 (whose log lacks X) for
-/// its vote. A read of x through m3 then misses an answered put.
+/// partitioned away; m1 crashes before m2 hears that X is committed; m2, just restarted, is
+/// asked by m3 (whose log lacks X) for its vote. A read of x through m3 then misses an
+/// answered put.
 fn vote_without_log_check(switch_on: bool) -> World {
     let mut config = ClusterConfig::new(3, 541);
     config.teaching.vote_without_log_check = switch_on;
@@ -385,7 +394,9 @@ fn vote_without_log_check(switch_on: bool) -> World {
     w.step_until(1_000, "X committed", |c| {
         c.node(M1).is_some_and(|n| n.log().committed >= i)
     });
-    w.wait_answers(1_000);
+    // m1 answers, and crashes before m2 hears that X is committed (what a member heard is
+    // committed survives its restart).
+    w.run_hiding_commit(100, M1, i);
     w.c.kill(M1).unwrap();
     w.run(50);
     w.c.net.heal();
@@ -592,4 +603,13 @@ fn a_crash_during_the_first_fsync_keeps_the_bootstrap_configuration() {
     w.run(30);
     w.bounce(&[M1, M2, M3]);
     w.step_until(20_000, "a leader after the crash", |c| c.leader().is_some());
+}
+
+/// Whether `m` tells its receiver that entries up to `index` or beyond are committed.
+fn tells_commit(m: &InFlight, index: Index) -> bool {
+    let describe = m.describe.to_string();
+    let commit = describe.split(' ').find_map(|w| w.strip_prefix("commit="));
+    commit
+        .and_then(|c| c.parse::<Index>().ok())
+        .is_some_and(|c| c >= index)
 }

@@ -379,6 +379,7 @@ impl Member {
             hard: crate::raft::HardState {
                 term: 1,
                 vote: None,
+                commit: 0,
             },
             snapshot_index: voters.len() as Index,
             snapshot_term: 1,
@@ -517,8 +518,9 @@ impl Member {
                 rd.messages
                     .push(request.message(self.durable.snapshot_data.clone()));
             }
-            let needs_disk =
-                rd.hard_state.is_some() || !rd.entries.is_empty() || rd.snapshot.is_some();
+            let hard_sync =
+                (rd.hard_state.as_ref()).is_some_and(|h| h.must_sync(&self.durable.hard));
+            let needs_disk = hard_sync || !rd.entries.is_empty() || rd.snapshot.is_some();
             if self.fsync_ms > 0 && needs_disk {
                 self.syncing = Some(rd);
                 ctx.wake_in(self.fsync_ms, FSYNC_DONE);
@@ -943,8 +945,12 @@ mod tests {
         m4.receive(append(log, (0, 0), 4), &mut ctx());
         assert!(m4.is_running() && m4.joined);
         m4.crash();
+        // Its disk kept commit 1 (the crash came before commit 4's hard state was written):
+        // the restart replays `+m1` alone, and so does the leader's append, which knows only
+        // index 1 committed (it restarted too).
+        m4.durable.hard.commit = 1;
         m4.restart(&mut ctx());
-        // The leader knows only index 1 committed (it restarted too): m4 applies `+m1` alone.
+        assert_eq!(m4.node().map(|n| n.log().applied), Some(1));
         m4.receive(append(Vec::new(), (4, 2), 1), &mut ctx());
         assert_eq!(m4.node().map(|n| n.log().applied), Some(1));
         assert!(m4.is_running() && !m4.removed, "m4 shut down as if removed");

@@ -11,11 +11,23 @@ use crate::base::{Index, MemberId, Term};
 use serde::Serialize;
 use std::fmt;
 
-/// The durable part of a node's state (§5, Figure 2: currentTerm, votedFor, log[]).
+/// The durable part of a node's state (§5, Figure 2: currentTerm, votedFor, log[]), with the
+/// commit index as etcd-io/raft keeps it: a member restarted alone applies what it knew was
+/// committed, as etcd serves its key space from its backend without a leader.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct HardState {
     pub term: Term,
     pub vote: Option<MemberId>,
+    pub commit: Index,
+}
+
+impl HardState {
+    /// Whether persisting this over `before` must reach the disk before anything is sent
+    /// (etcd-io/raft's `MustSync`): a new term or vote must; a commit index alone need not,
+    /// as it can be learned again.
+    pub fn must_sync(&self, before: &HardState) -> bool {
+        (self.term, self.vote) != (before.term, before.vote)
+    }
 }
 
 /// Everything the driver must act on, in this order:

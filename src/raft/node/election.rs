@@ -173,7 +173,7 @@ impl Raft {
             // after the append); with other voters their grants come later anyway, but a
             // lone voter would otherwise lead a term it could forget in a crash and lead again
             // with other entries. `advance` polls again once the hard state is persisted.
-            VoteResult::Won if self.hard_state() != self.persisted_hard_state => false,
+            VoteResult::Won if self.hard_state().must_sync(&self.persisted_hard_state) => false,
             VoteResult::Won => {
                 self.become_leader();
                 self.bcast_append();

@@ -154,14 +154,16 @@ impl Raft {
         let hard = HardState {
             term: u64::from(bootstrapped),
             vote: None,
+            commit: log.committed,
         };
         let mut raft = Raft::restart(config, rng, hard, log, ConfState::default());
         raft.persisted_hard_state = HardState::default();
         raft
     }
 
-    /// A member rebuilt from its durable state after a crash: term, vote and log survive;
-    /// commit, applied and everything a leader knew are gone (the persistence contract).
+    /// A member rebuilt from its durable state after a crash: term, vote, the commit index
+    /// and the log survive; applied and everything a leader knew are gone (the persistence
+    /// contract), so the first Ready replays what was committed since the snapshot.
     pub fn restart(
         config: Config,
         rng: Rng,
@@ -174,6 +176,8 @@ impl Raft {
         } else {
             hard.vote
         };
+        let mut log = log;
+        log.committed = log.committed.max(hard.commit.min(log.last_index()));
         let mut raft = Raft {
             id: config.id,
             term: hard.term,
@@ -289,6 +293,7 @@ impl Raft {
         HardState {
             term: self.term,
             vote: self.vote,
+            commit: self.log.committed,
         }
     }
 
@@ -653,7 +658,8 @@ mod tests {
             rd.hard_state,
             Some(HardState {
                 term: 2,
-                vote: Some(MemberId(1))
+                vote: Some(MemberId(1)),
+                commit: 1,
             })
         );
         assert_eq!(
