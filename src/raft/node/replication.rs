@@ -394,32 +394,18 @@ mod tests {
     /// committing ten proposals handed to it in one burst, and the nodes.
     fn burst(batch_append: bool) -> (usize, Vec<Raft>) {
         let mut nodes = voters(3, batch_append, 0);
-        let mut appends = 0;
-        let pump = |nodes: &mut Vec<Raft>, appends: &mut usize| loop {
-            let mut queue: Vec<Message> = Vec::new();
-            for node in nodes.iter_mut().filter(|n| n.has_ready()) {
-                let rd = node.ready();
-                node.advance(&rd);
-                queue.extend(rd.messages);
-            }
-            if queue.is_empty() {
-                return;
-            }
-            for m in queue {
-                if m.from == MemberId(1) && m.kind() == "AppendEntries" {
-                    *appends += 1;
-                }
-                nodes[(m.to.0 - 1) as usize].step(m);
-            }
-        };
         nodes[0].force_timeout();
-        pump(&mut nodes, &mut appends);
+        deliver_all(&mut nodes, |_| {});
         assert!(nodes[0].is_leader());
-        appends = 0;
         for i in 0..10u8 {
             nodes[0].propose(vec![i]).expect("leader accepts");
         }
-        pump(&mut nodes, &mut appends);
+        let mut appends = 0;
+        deliver_all(&mut nodes, |m| {
+            if m.from == MemberId(1) && m.kind() == "AppendEntries" {
+                appends += 1;
+            }
+        });
         (appends, nodes)
     }
 
@@ -451,7 +437,7 @@ mod tests {
         for batch_append in [false, true] {
             let mut nodes = voters(5, batch_append, 0);
             nodes[0].force_timeout();
-            persist_and_deliver(&mut nodes);
+            deliver_all(&mut nodes, |_| {});
             nodes[0].propose(b"x".to_vec()).expect("leader accepts");
             let rd = nodes[0].ready();
             let lists: Vec<&EntryBatch> = (rd.messages.iter())
@@ -469,8 +455,8 @@ mod tests {
         }
     }
 
-    /// Delivers every message until no node has a Ready left.
-    fn persist_and_deliver(nodes: &mut [Raft]) {
+    /// Delivers every message (each shown to `seen` first) until no node has a Ready left.
+    fn deliver_all(nodes: &mut [Raft], mut seen: impl FnMut(&Message)) {
         loop {
             let mut queue: Vec<Message> = Vec::new();
             for node in nodes.iter_mut().filter(|n| n.has_ready()) {
@@ -482,6 +468,7 @@ mod tests {
                 return;
             }
             for m in queue {
+                seen(&m);
                 nodes[(m.to.0 - 1) as usize].step(m);
             }
         }
