@@ -607,7 +607,7 @@ fn member_status(id: MemberId, m: &Member) -> MemberStatus {
             state: "stopped",
             term: m.durable.hard.term,
             vote: m.durable.hard.vote,
-            commit: 0,
+            commit: m.durable.hard.commit,
             applied: 0,
             last_index: m
                 .durable
