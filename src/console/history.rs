@@ -1,11 +1,16 @@
 //! The commands that changed the world, packed: an hour of a class at 100 commands a second is
-//! 360,000 of them, and a `Vec` of owned strings spent 136 bytes on each (its doubling
-//! included). A fixed stamp per command, and the lines' text in large chunks.
+//! 360,000 of them. A `Vec` of owned strings spent 136 bytes on each (its doubling included),
+//! fixed 48-byte stamps still 17 MB of a 64 MB budget. Now each stamp is its differences from
+//! the one before (postcard varints: a few bytes), in blocks of [`BLOCK`], and the lines' text
+//! in large chunks, each line right after the one before it.
 
 use crate::base::Millis;
+use serde::{Deserialize, Serialize};
 
 /// How much text one chunk holds (a longer line or heredoc gets a chunk of its own).
 const CHUNK_BYTES: usize = 64 * 1024;
+/// Stamps per block: reading one decodes at most this many.
+const BLOCK: usize = 64;
 
 /// One command that changed the world, and exactly where in the run it was given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,89 +24,196 @@ pub struct HistoryEntry<'a> {
     pub stdin: Option<&'a str>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A stamp as stored: what changed since the one before in its block (signed: a rewritten
+/// command may start before the one it follows).
+#[derive(Serialize, Deserialize)]
+struct Delta {
+    /// Whether its text begins a new chunk.
+    new_chunk: bool,
+    time_ms: i64,
+    steps: i64,
+    took_ms: i64,
+    line_len: u64,
+    /// 0 without standard input, else its length + 1 (a heredoc may be empty).
+    stdin: u64,
+}
+
+/// Where a stamp's text is: `(chunk, offset)`.
+type Cursor = (u32, u32);
+/// Before the first chunk: the first stamp's text begins the next one, chunk 0.
+const NO_CHUNK: Cursor = (u32::MAX, 0);
+
+#[derive(Clone, Debug, Default)]
+struct Block {
+    /// Where the first stamp's text goes unless it begins a new chunk.
+    cursor: Cursor,
+    len: usize,
+    bytes: Vec<u8>,
+}
+
+/// A stamp decoded, and where the next one's text goes.
+#[derive(Clone, Copy, Debug, Default)]
 struct Stamp {
     time_ms: Millis,
     steps: u64,
     end_ms: Millis,
-    chunk: u32,
-    start: u32,
+    text: Cursor,
     line_len: usize,
-    /// `NO_STDIN` when the command had none (a heredoc may be empty).
-    stdin_len: usize,
+    stdin_len: Option<usize>,
+    /// Where this stamp's bytes end in its block.
+    end_byte: usize,
 }
-
-const NO_STDIN: usize = usize::MAX;
 
 impl Stamp {
     fn text_len(&self) -> usize {
-        self.line_len
-            + if self.stdin_len == NO_STDIN {
-                0
+        self.line_len + self.stdin_len.unwrap_or(0)
+    }
+
+    fn next_cursor(&self) -> Cursor {
+        (self.text.0, self.text.1 + self.text_len() as u32)
+    }
+
+    /// The stamp after `self` (the one before, or the block's start) whose difference is `d`.
+    fn then(&self, d: &Delta, end_byte: usize) -> Stamp {
+        let add = |v: u64, by: i64| v.wrapping_add_signed(by);
+        let time_ms = add(self.time_ms, d.time_ms);
+        let cursor = self.next_cursor();
+        Stamp {
+            time_ms,
+            steps: add(self.steps, d.steps),
+            end_ms: add(time_ms, d.took_ms),
+            text: if d.new_chunk {
+                (cursor.0.wrapping_add(1), 0)
             } else {
-                self.stdin_len
-            }
+                cursor
+            },
+            line_len: d.line_len as usize,
+            stdin_len: d.stdin.checked_sub(1).map(|n| n as usize),
+            end_byte,
+        }
+    }
+}
+
+impl Block {
+    /// The state the first stamp is a difference from.
+    fn origin(&self) -> Stamp {
+        Stamp {
+            text: self.cursor,
+            ..Stamp::default()
+        }
+    }
+
+    /// Its stamps in order, each with the text position it was given.
+    fn stamps(&self) -> impl Iterator<Item = Stamp> + '_ {
+        let mut prev = self.origin();
+        let mut rest = &self.bytes[..];
+        std::iter::from_fn(move || {
+            let (d, after) = postcard::take_from_bytes::<Delta>(rest).ok()?;
+            rest = after;
+            prev = prev.then(&d, self.bytes.len() - rest.len());
+            Some(prev)
+        })
     }
 }
 
 /// Every command recorded, in order.
 #[derive(Clone, Debug, Default)]
 pub struct History {
-    stamps: imbl::Vector<Stamp>,
+    blocks: Vec<Block>,
     text: Vec<String>,
+    /// The last stamp, decoded (each push is a difference from it).
+    last: Option<Stamp>,
 }
 
 impl History {
     pub fn len(&self) -> usize {
-        self.stamps.len()
+        self.blocks
+            .last()
+            .map_or(0, |b| (self.blocks.len() - 1) * BLOCK + b.len)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.stamps.is_empty()
+        self.blocks.is_empty()
     }
 
     pub fn get(&self, i: usize) -> Option<HistoryEntry<'_>> {
-        self.stamps.get(i).map(|s| self.entry(s))
+        let stamp = self.blocks.get(i / BLOCK)?.stamps().nth(i % BLOCK)?;
+        Some(self.entry(&stamp))
     }
 
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = HistoryEntry<'_>> + '_ {
-        self.stamps.iter().map(|s| self.entry(s))
+        self.blocks.iter().flat_map(|b| {
+            let entries: Vec<_> = b.stamps().map(|s| self.entry(&s)).collect();
+            entries
+        })
     }
 
     pub fn push(&mut self, e: HistoryEntry<'_>) {
         let stdin = e.stdin.unwrap_or_default();
-        let (chunk, start) = self.room_for(e.line.len() + stdin.len());
-        let text = &mut self.text[chunk];
+        let last = self.last;
+        let new_chunk = self.room_for(e.line.len() + stdin.len());
+        let text = self.text.last_mut().expect("room_for leaves a chunk");
         text.push_str(e.line);
         text.push_str(stdin);
-        self.stamps.push_back(Stamp {
-            time_ms: e.time_ms,
-            steps: e.steps,
-            end_ms: e.end_ms,
-            chunk: chunk as u32,
-            start: start as u32,
-            line_len: e.line.len(),
-            stdin_len: e.stdin.map_or(NO_STDIN, str::len),
-        });
+        if self.blocks.last().is_none_or(|b| b.len == BLOCK) {
+            if let Some(full) = self.blocks.last_mut() {
+                full.bytes.shrink_to_fit();
+            }
+            let cursor = last.map_or(NO_CHUNK, |s| s.next_cursor());
+            self.blocks.push(Block {
+                cursor,
+                ..Block::default()
+            });
+        }
+        let block = self.blocks.last_mut().expect("a block was just ensured");
+        let prev = match last {
+            Some(s) if block.len > 0 => s,
+            _ => block.origin(),
+        };
+        let diff = |a: u64, b: u64| a.wrapping_sub(b) as i64;
+        let delta = Delta {
+            new_chunk,
+            time_ms: diff(e.time_ms, prev.time_ms),
+            steps: diff(e.steps, prev.steps),
+            took_ms: diff(e.end_ms, e.time_ms),
+            line_len: e.line.len() as u64,
+            stdin: e.stdin.map_or(0, |s| s.len() as u64 + 1),
+        };
+        block.bytes = postcard::to_extend(&delta, std::mem::take(&mut block.bytes))
+            .expect("a Vec takes any number of bytes");
+        block.len += 1;
+        self.last = Some(prev.then(&delta, block.bytes.len()));
     }
 
     /// Keeps the first `len` commands.
     pub fn truncate(&mut self, len: usize) {
-        self.stamps.truncate(len);
-        match self.stamps.last() {
-            Some(s) => {
-                let chunk = s.chunk as usize;
-                self.text.truncate(chunk + 1);
-                self.text[chunk].truncate(s.start as usize + s.text_len());
-            }
-            None => self.text.clear(),
+        if len >= self.len() {
+            return;
         }
+        let blocks = len.div_ceil(BLOCK);
+        self.blocks.truncate(blocks);
+        let Some(block) = self.blocks.last_mut() else {
+            self.text.clear();
+            self.last = None;
+            return;
+        };
+        let keep = len - (blocks - 1) * BLOCK;
+        let last = block
+            .stamps()
+            .nth(keep - 1)
+            .expect("a block holds its length");
+        block.bytes.truncate(last.end_byte);
+        block.len = keep;
+        self.last = Some(last);
+        let (chunk, end) = last.next_cursor();
+        self.text.truncate(chunk as usize + 1);
+        self.text[chunk as usize].truncate(end as usize);
     }
 
     /// The last command was recorded as its first segment or its expansion: it is `line`, given
     /// at `start` (time, events handled) when that is known.
     pub fn rewrite_last(&mut self, line: &str, start: Option<(Millis, u64)>) {
-        let Some(last) = self.stamps.last().copied() else {
+        let Some(last) = self.last else {
             return;
         };
         let stdin = self.entry(&last).stdin.map(str::to_string);
@@ -117,25 +229,26 @@ impl History {
     }
 
     fn entry(&self, s: &Stamp) -> HistoryEntry<'_> {
-        let text = self.text[s.chunk as usize].as_str();
-        let start = s.start as usize;
+        let text = self.text[s.text.0 as usize].as_str();
+        let start = s.text.1 as usize;
         let (line, rest) = text[start..start + s.text_len()].split_at(s.line_len);
         HistoryEntry {
             time_ms: s.time_ms,
             steps: s.steps,
             end_ms: s.end_ms,
             line,
-            stdin: (s.stdin_len != NO_STDIN).then_some(rest),
+            stdin: s.stdin_len.map(|_| rest),
         }
     }
 
-    /// The chunk and offset where `len` more bytes go, without moving any text already kept.
-    fn room_for(&mut self, len: usize) -> (usize, usize) {
+    /// Makes room for `len` more bytes at the end of the last chunk, without moving any text
+    /// already kept; true when that took a new chunk.
+    fn room_for(&mut self, len: usize) -> bool {
         match self.text.last() {
-            Some(t) if t.capacity() - t.len() >= len => (self.text.len() - 1, t.len()),
+            Some(t) if t.capacity() - t.len() >= len => false,
             _ => {
                 self.text.push(String::with_capacity(len.max(CHUNK_BYTES)));
-                (self.text.len() - 1, 0)
+                true
             }
         }
     }
@@ -183,13 +296,25 @@ mod tests {
         assert!(h.text.len() > 3, "the text spans chunks");
         let got = |h: &History| -> Vec<(u64, String, Option<String>)> {
             h.iter()
-                .map(|e| (e.steps, e.line.to_string(), e.stdin.map(str::to_string)))
+                .map(|e| {
+                    let stamp = (
+                        e.time_ms.abs_diff(e.steps * 10),
+                        e.end_ms.abs_diff(e.time_ms),
+                    );
+                    assert!(stamp == (0, 3) || e.line.contains('|'), "{e:?}");
+                    (e.steps, e.line.to_string(), e.stdin.map(str::to_string))
+                })
                 .collect()
         };
         assert_eq!(got(&h), want);
-        h.truncate(2005);
-        want.truncate(2005);
-        assert_eq!(got(&h), want);
+        let backwards: Vec<u64> = h.iter().rev().map(|e| e.steps).collect();
+        assert!(backwards.iter().rev().eq(want.iter().map(|w| &w.0)));
+        for len in [5000, 6000, 64 * 40, 64 * 40 - 1, 2005] {
+            h.truncate(len);
+            want.truncate(len);
+            assert_eq!(got(&h), want, "kept {len}");
+            assert_eq!(h.len(), want.len());
+        }
         h.rewrite_last("etcdctl put k | wc -l", Some((1, 2)));
         want[2004] = (2, "etcdctl put k | wc -l".into(), None);
         assert_eq!(got(&h), want);
