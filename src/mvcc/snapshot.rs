@@ -9,7 +9,7 @@
 use super::key_index::KeyIndex;
 use super::kv::{KeyValue, LeaseId, Rev};
 use super::lease::Lessor;
-use super::record::{Backend, Record};
+use super::record::{Backend, Record, RecordRef};
 use super::request::AlarmMember;
 use super::size::SizeModel;
 use super::store::{Store, StoreConfig};
@@ -65,8 +65,7 @@ impl StoreImage {
     /// records shared instead of copied.
     pub fn restore(&self) -> Result<Store, DecodeError> {
         let backend = &self.0.records.0;
-        let records = backend.iter().map(|(r, rec)| (r, rec.clone()));
-        rebuild(&self.0, records, Some(backend))
+        rebuild(&self.0, backend.iter(), Some(backend))
     }
 }
 
@@ -106,16 +105,17 @@ impl Store {
         let mut data: SnapshotData<Vec<(Rev, Record)>> =
             serde_json::from_slice(bytes).map_err(|e| bad(format!("not a store: {e}")))?;
         let records = std::mem::take(&mut data.records);
-        rebuild(&data, records.into_iter(), None)
+        let records = records.iter().map(|(r, rec)| (*r, rec.view()));
+        rebuild(&data, records, None)
     }
 }
 
 /// A store from replicated state, checked as etcd's `store.restore` would meet it: the key
 /// index rebuilt from the records, the leases re-attached to their keys. Given the
 /// `backend` the records come from, the store shares it instead of building its own.
-fn rebuild<R>(
+fn rebuild<'a, R>(
     data: &SnapshotData<R>,
-    records: impl Iterator<Item = (Rev, Record)>,
+    records: impl Iterator<Item = (Rev, RecordRef<'a>)>,
     backend: Option<&Backend>,
 ) -> Result<Store, DecodeError> {
     if data.format != FORMAT {

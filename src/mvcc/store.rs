@@ -4,7 +4,7 @@
 use super::key_index::KeyIndex;
 use super::kv::{KeyValue, LeaseId, Rev};
 use super::lease::{LeaseTimeToLive, Lessor};
-use super::record::{Backend, Record};
+use super::record::{Backend, Record, RecordRef};
 use super::request::*;
 use super::size::{element_bytes, SizeModel};
 use super::watch::{key_in_range, WATCH_BATCH_MAX_REVS};
@@ -123,7 +123,7 @@ const LEASE_ELEMENT_BYTES: u64 = element_bytes(8, 13);
 
 /// A record's bytes in the key bucket's leaf: its revision key (17 bytes, 18 with a
 /// tombstone's mark) and the marshaled `KeyValue`.
-fn record_element_bytes(rec: &Record) -> u64 {
+fn record_element_bytes(rec: RecordRef<'_>) -> u64 {
     element_bytes(17 + usize::from(rec.tombstone()), rec.stored_value_len())
 }
 
@@ -361,8 +361,8 @@ impl Store {
     }
 
     fn backend_insert(&mut self, rev: Rev, rec: Record) {
-        self.size.add_record(rev, record_element_bytes(&rec));
-        self.backend.insert(rev, rec);
+        self.size.add_record(rev, record_element_bytes(rec.view()));
+        self.backend.insert(rev, rec.view());
     }
 
     fn tx_put(&mut self, tx: &mut WriteTxn, key: &[u8], value: Vec<u8>, lease: LeaseId) {
@@ -651,7 +651,7 @@ impl Store {
             .backend
             .remove_before(Rev::new(rev + 1, 0), |r| !available.contains(&r));
         for (r, rec) in doomed {
-            self.size.remove_record(r, record_element_bytes(&rec));
+            self.size.remove_record(r, record_element_bytes(rec.view()));
         }
         self.size.commit();
         Ok(CompactionResponse {
