@@ -4,6 +4,7 @@
 //! randomness comes from a seed the driver hands over.
 
 mod rng;
+pub(crate) mod sharing;
 pub mod time;
 
 pub use rng::Rng;

@@ -254,10 +254,8 @@ impl Sim<Member> {
     ) -> Option<RaftView> {
         let node = self.node(id)?;
         let mut view = node.view_of(shown);
-        let entries = &node.log().entries;
         for shown in view.log.iter_mut() {
-            let at = entries.binary_search_by_key(&shown.index, |e| e.index);
-            let entry = at.ok().and_then(|i| entries.get(i));
+            let entry = node.log().entry(shown.index);
             if let Some(entry) = entry.filter(|e| e.kind == crate::raft::EntryKind::Normal) {
                 shown.summary = super::describe_entry(&entry.data);
             }
@@ -780,7 +778,7 @@ mod tests {
             let log = &m.node().unwrap().log().entries;
             assert!(log.len() > 200, "{id}: {} entries", log.len());
             assert!(
-                m.durable.entries.ptr_eq(log),
+                m.durable.entries.shares(log),
                 "{id}: one copy of its entries"
             );
         }

@@ -5,7 +5,7 @@
 //! readable until a compaction drops it.
 
 use super::kv::Rev;
-use super::sharing::{hash_of, share, Recent};
+use crate::base::sharing::{hash_of, share, Recent};
 use crate::base::Revision;
 use std::cell::RefCell;
 use std::collections::BTreeSet;

@@ -23,7 +23,6 @@ mod lease;
 mod record;
 mod request;
 mod request_size;
-mod sharing;
 mod size;
 mod snapshot;
 mod store;

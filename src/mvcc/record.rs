@@ -2,7 +2,7 @@
 //! members that made them.
 
 use super::kv::{KeyValue, Rev};
-use super::sharing::{hash_of, share, Recent};
+use crate::base::sharing::{hash_of, share, Recent};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::sync::Arc;

@@ -1,6 +1,7 @@
 //! The replicated log: a compacted prefix (the snapshot point) followed by entries, and the
 //! bookkeeping of what is persisted, committed and applied.
 
+use super::entries::Entries;
 use super::message::EntryBatch;
 use crate::base::{Index, Term};
 use serde::{Deserialize, Serialize};
@@ -9,10 +10,6 @@ use std::sync::Arc;
 /// An entry's payload, shared and never copied: the leader's log, every follower's, each
 /// member's disk and every time-travel checkpoint hold the same bytes.
 pub type EntryData = Arc<[u8]>;
-
-/// The entries of a log in a persistent vector: a checkpoint of the world costs only the
-/// chunks changed since the previous one, however long the log is.
-pub type Entries = imbl::Vector<Entry>;
 
 /// Up to this many entries, [`RaftLog::entries_from`] looks each up instead of walking a focus.
 const FEW_ENTRIES: usize = 4;
@@ -130,7 +127,7 @@ impl RaftLog {
             applied: snapshot_index,
             terms: Vec::new(),
         };
-        for e in &entries {
+        for e in entries.iter() {
             log.note_term(e);
         }
         log.entries = entries;
@@ -240,7 +237,7 @@ impl RaftLog {
         if span.len() <= FEW_ENTRIES {
             out.extend(span.map(|i| self.entries[i].clone()));
         } else {
-            out.extend(self.entries.focus().narrow(span).into_iter().cloned());
+            out.extend(self.entries.iter_from(span.start).take(span.len()).cloned());
         }
     }
 

@@ -6,6 +6,7 @@
 
 mod confchange;
 mod config;
+mod entries;
 mod image;
 mod log;
 mod message;
@@ -19,8 +20,9 @@ mod tracker;
 
 pub use confchange::{ConfChange, ConfChangeOp, ConfError, ConfState};
 pub use config::{Config, TeachingSwitches};
+pub use entries::Entries;
 pub use image::{Image, SnapshotData};
-pub use log::{summarize, Entries, Entry, EntryData, EntryKind, RaftLog};
+pub use log::{summarize, Entry, EntryData, EntryKind, RaftLog};
 pub use message::{Body, EntryBatch, Message};
 pub use node::{ProposeError, Raft, Role, RoleName};
 pub use progress::{Progress, ProgressState};
@@ -55,7 +57,10 @@ impl Durable {
             self.snapshot_term = snap.term;
             self.snapshot_conf = snap.conf.clone();
             self.snapshot_data = snap.data.clone();
-            self.entries.retain(|e| e.index > snap.index);
+            let first = self.entries.first().map_or(snap.index, |e| e.index);
+            self.entries = self
+                .entries
+                .skip((snap.index + 1).saturating_sub(first) as usize);
         }
         if let Some(first) = rd.entries.first() {
             let keep = first.index.saturating_sub(self.snapshot_index + 1) as usize;
@@ -82,7 +87,7 @@ impl Durable {
     pub fn compact(&mut self, index: Index, term: Term, conf: ConfState, data: SnapshotData) {
         // The entries are in index order: the kept ones stay shared (with the log too).
         let after = index.saturating_add(1);
-        let first = self.entries.front().map_or(after, |e| e.index);
+        let first = self.entries.first().map_or(after, |e| e.index);
         let gone = after.saturating_sub(first).min(self.entries.len() as Index);
         self.entries = self.entries.skip(gone as usize);
         self.snapshot_index = index;

@@ -8,7 +8,7 @@ use std::thread::LocalKey;
 
 /// Values made recently, one per hash slot: an equal value made since by another member
 /// is found in its slot.
-pub(super) struct Recent<T>(Vec<Option<T>>);
+pub(crate) struct Recent<T>(Vec<Option<T>>);
 
 impl<T> Recent<T> {
     pub const fn new() -> Recent<T> {
@@ -19,7 +19,7 @@ impl<T> Recent<T> {
 /// The value in slot `hash` of `recent` if it is `same` as `value`, else `make` of
 /// `value`, remembered there. Only whether equal values point at one buffer or at copies of
 /// it depends on this: no result does, though it lives outside any value.
-pub(super) fn share<T: Clone, V>(
+pub(crate) fn share<T: Clone, V>(
     recent: &'static LocalKey<RefCell<Recent<T>>>,
     (slots, hash): (usize, u64),
     value: V,
@@ -43,7 +43,7 @@ pub(super) fn share<T: Clone, V>(
 }
 
 /// The hash that picks a value's slot.
-pub(super) fn hash_of(parts: impl IntoIterator<Item = impl Hash>) -> u64 {
+pub(crate) fn hash_of(parts: impl IntoIterator<Item = impl Hash>) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     for part in parts {
         part.hash(&mut h);
