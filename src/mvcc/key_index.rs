@@ -17,8 +17,12 @@ const RUN: usize = 16;
 /// the others, and a busy cluster writes many keys in those moments.
 const RECENT_SLOTS: usize = 256;
 
+/// A generation's sealed runs, in order.
+type Runs = Arc<Vec<Arc<[Rev]>>>;
+
 thread_local! {
     static RECENT_RUNS: RefCell<Recent<Arc<[Rev]>>> = const { RefCell::new(Recent::new()) };
+    static RECENT_LISTS: RefCell<Recent<Runs>> = const { RefCell::new(Recent::new()) };
 }
 
 /// One generation's revisions, oldest first, persistent: full runs of [`RUN`] are sealed and
@@ -29,7 +33,7 @@ thread_local! {
 /// Every sealed run is full, so equal sequences have equal representations.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Revs {
-    sealed: Arc<Vec<Arc<[Rev]>>>,
+    sealed: Runs,
     open: Vec<Rev>,
 }
 
@@ -76,7 +80,12 @@ impl Revs {
                 same,
                 Vec::into,
             );
-            Arc::make_mut(&mut self.sealed).push(run);
+            // Exact: the list is copied at nearly every seal (shared with a checkpoint or
+            // another member), and a doubling left up to half of each copy empty.
+            let list = Arc::make_mut(&mut self.sealed);
+            list.reserve_exact(1);
+            list.push(run);
+            self.sealed = shared_list(std::mem::take(&mut self.sealed));
         }
     }
 
@@ -106,6 +115,20 @@ impl Revs {
         }
         kept
     }
+}
+
+/// `list` (just grown by a run), sharing an equal one another member made: members that
+/// wrote a key alike hold one list of its runs, as they hold one copy of each run.
+fn shared_list(list: Runs) -> Runs {
+    let hash = hash_of([(list.len(), list.last().map(|run| run[0]))]);
+    let same = |known: &Runs, list: &Runs| {
+        known.len() == list.len()
+            && known
+                .iter()
+                .zip(list.iter())
+                .all(|(a, b)| Arc::ptr_eq(a, b))
+    };
+    share(&RECENT_LISTS, (RECENT_SLOTS, hash), list, same, |list| list)
 }
 
 /// One life of a key: created at `created`, `ver` puts so far, all its revisions in order.
@@ -373,6 +396,17 @@ mod tests {
             .iter()
             .zip(b.sealed.iter())
             .all(|(x, y)| Arc::ptr_eq(x, y)));
+        assert!(Arc::ptr_eq(&a.sealed, &b.sealed), "and one list of them");
+        let copy = a.clone();
+        for main in 2 * RUN as Revision + 4..=3 * RUN as Revision {
+            a.push(r(main));
+        }
+        assert_eq!(
+            (a.sealed.len(), copy.sealed.len()),
+            (3, 2),
+            "a copy keeps its list"
+        );
+        assert!(copy.iter().eq(b.iter()));
     }
 
     #[test]
