@@ -2,7 +2,7 @@
 //! that entry will be present in the logs of the leaders for all higher-numbered terms.
 
 use super::Scope;
-use super::{entry_text, Checker, Ledger, Logged, Property, Violation};
+use super::{entry_text, Checker, Ledger, Property, Seen, Violation};
 use crate::base::digest;
 use crate::base::{Index, MemberId, Term};
 use crate::raft::Raft;
@@ -31,11 +31,10 @@ pub struct LeaderCompleteness {
 #[derive(Clone, Debug)]
 struct Committed {
     term: Term,
-    digest: u64,
     /// The term in which it was seen committed.
     in_term: Term,
     by: MemberId,
-    entry: Logged,
+    entry: Seen,
 }
 
 impl LeaderCompleteness {
@@ -49,7 +48,7 @@ impl LeaderCompleteness {
         let holds = leader
             .log()
             .entry(index)
-            .is_some_and(|e| e.term == c.term && digest(&e.data) == c.digest);
+            .is_some_and(|e| e.term == c.term && digest(&e.data) == c.entry.digest());
         if holds || !self.reported.insert((leader.term(), leader.id(), index)) {
             return;
         }
@@ -102,10 +101,9 @@ impl Checker for LeaderCompleteness {
                 };
                 let c = Committed {
                     term: e.term,
-                    digest: digest(&e.data),
                     in_term: node.term(),
                     by: id,
-                    entry: Logged::of(e),
+                    entry: Seen::of(e),
                 };
                 self.committed.insert(index, c);
                 fresh.push(index);

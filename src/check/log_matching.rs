@@ -2,7 +2,7 @@
 //! then the logs are identical in all entries up through the given index.
 
 use super::Scope;
-use super::{entry_text, Checker, Ledger, Logged, Property, Violation};
+use super::{entry_text, Checker, Ledger, Property, Seen, Violation};
 use crate::base::digest;
 use crate::base::{Index, MemberId, Term};
 use crate::raft::Raft;
@@ -36,10 +36,9 @@ pub struct LogMatching {
 #[derive(Clone, Debug)]
 struct Version {
     term: Term,
-    digest: u64,
     prev_term: Term,
     holder: MemberId,
-    entry: Logged,
+    entry: Seen,
 }
 
 /// The terms of indexes `1..=len` as runs of (first index, term): terms change rarely, so
@@ -116,10 +115,9 @@ impl LogMatching {
         let Some(first) = self.first_version(key) else {
             let version = Version {
                 term: entry.term,
-                digest: data_digest,
                 prev_term,
                 holder: id,
-                entry: Logged::of(entry),
+                entry: Seen::of(entry),
             };
             match self.registry.get(index) {
                 None => self.registry.insert(index, version),
@@ -129,7 +127,7 @@ impl LogMatching {
             }
             return;
         };
-        let why = if first.digest != data_digest {
+        let why = if first.entry.digest() != data_digest {
             format!(
                 "different data: {} vs {}",
                 first.entry.text(index, entry.term),

@@ -378,36 +378,49 @@ fn hears_quorum(cluster: &Scope, node: &Raft) -> bool {
         .is_active(|v| v == node.id() || link_open(cluster, v, node.id()))
 }
 
-/// An entry as a checker keeps it to name it in a violation (the record it sits in knows
-/// its index and term): its data, which the logs share, formatted only when a violation is
-/// reported (a formatted string per index per checker was kept for the whole run).
+/// An entry as a checker keeps it to compare it and to name it in a violation (the record it
+/// sits in knows its index and term): its data, which the logs share, formatted only when a
+/// violation is reported (a formatted string per index per checker was kept for the whole
+/// run), and digested when compared (a digest beside the data was 8 bytes a record); or only
+/// its digest, when no log held it any more.
 #[derive(Clone, Debug)]
-struct Logged(Option<(crate::raft::EntryKind, crate::raft::EntryData)>);
+enum Seen {
+    Entry(crate::raft::EntryKind, crate::raft::EntryData),
+    Digest(u64),
+}
 
-impl Logged {
-    /// What `member`'s log holds at `index` in `term`, if it still holds it.
-    fn find(cluster: &Scope, member: MemberId, index: Index, term: Term) -> Logged {
+impl Seen {
+    /// The entry whose data digests to `digest` at `index` in `term`, from `member`'s log if
+    /// it still holds it.
+    fn find(cluster: &Scope, member: MemberId, index: Index, term: Term, digest: u64) -> Seen {
         let entry = cluster
             .node(member)
             .and_then(|n| n.log().entry(index))
-            .filter(|e| e.term == term);
-        Logged(entry.map(|e| (e.kind, e.data.clone())))
+            .filter(|e| e.term == term && crate::base::digest(&e.data) == digest);
+        entry.map_or(Seen::Digest(digest), Seen::of)
     }
 
-    fn of(entry: &crate::raft::Entry) -> Logged {
-        Logged(Some((entry.kind, entry.data.clone())))
+    fn of(entry: &crate::raft::Entry) -> Seen {
+        Seen::Entry(entry.kind, entry.data.clone())
+    }
+
+    fn digest(&self) -> u64 {
+        match self {
+            Seen::Entry(_, data) => crate::base::digest(data),
+            Seen::Digest(digest) => *digest,
+        }
     }
 
     /// `5@3 (put x=1)`, or `5@3` if the entry was gone when it was seen.
     fn text(&self, index: Index, term: Term) -> String {
-        match &self.0 {
-            Some((kind, data)) => entry_text(&crate::raft::Entry {
+        match self {
+            Seen::Entry(kind, data) => entry_text(&crate::raft::Entry {
                 index,
                 term,
                 kind: *kind,
                 data: data.clone(),
             }),
-            None => format!("{index}@{term}"),
+            Seen::Digest(_) => format!("{index}@{term}"),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! same index.
 
 use super::Scope;
-use super::{Checker, Ledger, Logged, Property, Violation};
+use super::{Checker, Ledger, Property, Seen, Violation};
 use crate::base::{Index, MemberId, Term};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -15,10 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Debug)]
 struct First {
     term: Term,
-    digest: u64,
     by: MemberId,
     /// Kept: by the time a conflict shows, `by` may have crashed.
-    entry: Logged,
+    entry: Seen,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -53,20 +52,20 @@ impl Checker for StateMachineSafety {
                 let Some(first) = self.first.get(a.index) else {
                     let first = First {
                         term: a.term,
-                        digest: a.digest,
                         by: id,
-                        entry: Logged::find(cluster, id, a.index, a.term),
+                        entry: Seen::find(cluster, id, a.index, a.term, a.digest),
                     };
                     self.first.insert(a.index, first);
                     continue;
                 };
-                if (first.term, first.digest) == (a.term, a.digest)
+                if (first.term, first.entry.digest()) == (a.term, a.digest)
                     || !self.reported.insert(a.index)
                 {
                     continue;
                 }
                 let (theirs, first) = (first.entry.text(a.index, first.term), first.by);
-                let ours = Logged::find(cluster, id, a.index, a.term).text(a.index, a.term);
+                let ours = Seen::find(cluster, id, a.index, a.term, a.digest);
+                let ours = ours.text(a.index, a.term);
                 let (ours, theirs) = if ours == theirs {
                     (format!("{ours} [data differs]"), theirs)
                 } else {
