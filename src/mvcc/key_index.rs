@@ -23,6 +23,7 @@ type Runs = Arc<Vec<Arc<[Rev]>>>;
 thread_local! {
     static RECENT_RUNS: RefCell<Recent<Arc<[Rev]>>> = const { RefCell::new(Recent::new()) };
     static RECENT_LISTS: RefCell<Recent<Runs>> = const { RefCell::new(Recent::new()) };
+    static RECENT_KEYS: RefCell<Recent<Arc<Vec<Generation>>>> = const { RefCell::new(Recent::new()) };
 }
 
 /// One generation's revisions, oldest first, persistent: full runs of [`RUN`] are sealed and
@@ -211,7 +212,17 @@ impl KeyIndex {
         g.revs.push(rev);
         g.ver += 1;
         self.modified = rev;
+        self.share_generations();
         Ok(())
+    }
+
+    /// Members that wrote the key alike hold one copy of its generations: a copy per member,
+    /// and one per member in every checkpoint, was most of the index's memory.
+    fn share_generations(&mut self) {
+        let hash = hash_of([(self.modified, self.generations.len())]);
+        let mine = self.generations.clone();
+        let same = |known: &Arc<Vec<Generation>>, mine: &Arc<Vec<Generation>>| known == mine;
+        self.generations = share(&RECENT_KEYS, (RECENT_SLOTS, hash), mine, same, |g| g);
     }
 
     /// Starts the index from a stored record (snapshot restore): created at `created`,
@@ -241,6 +252,7 @@ impl KeyIndex {
         }
         self.put(rev)?;
         Arc::make_mut(&mut self.generations).push(Generation::default());
+        self.share_generations();
         Ok(())
     }
 
@@ -407,6 +419,25 @@ mod tests {
             "a copy keeps its list"
         );
         assert!(copy.iter().eq(b.iter()));
+    }
+
+    #[test]
+    fn members_writing_a_key_alike_share_its_generations() {
+        let (mut a, mut b) = (KeyIndex::default(), KeyIndex::default());
+        for main in 1..=40 {
+            for ki in [&mut a, &mut b] {
+                match main % 7 {
+                    0 => ki.tombstone(r(main)),
+                    _ => ki.put(r(main)),
+                }
+                .unwrap();
+            }
+            assert!(Arc::ptr_eq(&a.generations, &b.generations), "at {main}");
+        }
+        let copy = a.clone();
+        a.put(r(41)).unwrap();
+        assert_eq!(copy.modified(), r(40), "a copy keeps its generations");
+        assert_eq!(b.generations(), copy.generations());
     }
 
     #[test]
