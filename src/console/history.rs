@@ -2,10 +2,12 @@
 //! 360,000 of them. A `Vec` of owned strings spent 136 bytes on each (its doubling included),
 //! fixed 48-byte stamps still 17 MB of a 64 MB budget. Now each stamp is its differences from
 //! the one before (postcard varints: a few bytes), in blocks of [`BLOCK`], and the lines' text
-//! in large chunks, each line right after the one before it.
+//! in large chunks, each line right after the one before it, less the start it shares with
+//! the line before in its block (front coding: `etcdctl put key12` is said once).
 
 use crate::base::Millis;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// How much text one chunk holds (a longer line or heredoc gets a chunk of its own).
 const CHUNK_BYTES: usize = 64 * 1024;
@@ -13,14 +15,14 @@ const CHUNK_BYTES: usize = 64 * 1024;
 const BLOCK: usize = 64;
 
 /// One command that changed the world, and exactly where in the run it was given.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HistoryEntry<'a> {
     pub time_ms: Millis,
     /// Events the world had handled when the command ran (several can share a millisecond).
     pub steps: u64,
     /// When the command was done (later than `time_ms` for commands that wait).
     pub end_ms: Millis,
-    pub line: &'a str,
+    pub line: Cow<'a, str>,
     pub stdin: Option<&'a str>,
 }
 
@@ -34,6 +36,8 @@ struct Delta {
     steps: i64,
     took_ms: i64,
     line_len: u64,
+    /// Bytes at the start of the line that are the line before's.
+    shared: u64,
     /// 0 without standard input, else its length + 1 (a heredoc may be empty).
     stdin: u64,
 }
@@ -59,14 +63,16 @@ struct Stamp {
     end_ms: Millis,
     text: Cursor,
     line_len: usize,
+    shared: usize,
     stdin_len: Option<usize>,
     /// Where this stamp's bytes end in its block.
     end_byte: usize,
 }
 
 impl Stamp {
+    /// What its text holds: the line after what it shares, then the standard input.
     fn text_len(&self) -> usize {
-        self.line_len + self.stdin_len.unwrap_or(0)
+        self.line_len - self.shared + self.stdin_len.unwrap_or(0)
     }
 
     fn next_cursor(&self) -> Cursor {
@@ -88,6 +94,7 @@ impl Stamp {
                 cursor
             },
             line_len: d.line_len as usize,
+            shared: (d.shared.min(d.line_len)) as usize,
             stdin_len: d.stdin.checked_sub(1).map(|n| n as usize),
             end_byte,
         }
@@ -121,8 +128,10 @@ impl Block {
 pub struct History {
     blocks: Vec<Block>,
     text: Vec<String>,
-    /// The last stamp, decoded (each push is a difference from it).
+    /// The last stamp, decoded (each push is a difference from it)...
     last: Option<Stamp>,
+    /// ...and its line (each line is stored less what it shares with it).
+    last_line: String,
 }
 
 impl History {
@@ -137,25 +146,53 @@ impl History {
     }
 
     pub fn get(&self, i: usize) -> Option<HistoryEntry<'_>> {
-        let stamp = self.blocks.get(i / BLOCK)?.stamps().nth(i % BLOCK)?;
-        Some(self.entry(&stamp))
+        self.entries(self.blocks.get(i / BLOCK)?).nth(i % BLOCK)
     }
 
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = HistoryEntry<'_>> + '_ {
         self.blocks.iter().flat_map(|b| {
-            let entries: Vec<_> = b.stamps().map(|s| self.entry(&s)).collect();
+            let entries: Vec<_> = self.entries(b).collect();
             entries
+        })
+    }
+
+    /// The entries of `block`, each line whole again.
+    fn entries<'a>(&'a self, block: &'a Block) -> impl Iterator<Item = HistoryEntry<'a>> + 'a {
+        let mut before = String::new();
+        block.stamps().map(move |s| {
+            let (rest, stdin) = self.text_of(&s);
+            let line = match before.get(..s.shared) {
+                Some(start) if s.shared > 0 => Cow::Owned(format!("{start}{rest}")),
+                _ => Cow::Borrowed(rest),
+            };
+            before.clear();
+            before.push_str(&line);
+            HistoryEntry {
+                time_ms: s.time_ms,
+                steps: s.steps,
+                end_ms: s.end_ms,
+                line,
+                stdin,
+            }
         })
     }
 
     pub fn push(&mut self, e: HistoryEntry<'_>) {
         let stdin = e.stdin.unwrap_or_default();
         let last = self.last;
-        let new_chunk = self.room_for(e.line.len() + stdin.len());
+        let new_block = self.blocks.last().is_none_or(|b| b.len == BLOCK);
+        let shared = if new_block {
+            0
+        } else {
+            shared_start(&self.last_line, &e.line)
+        };
+        let new_chunk = self.room_for(e.line.len() - shared + stdin.len());
         let text = self.text.last_mut().expect("room_for leaves a chunk");
-        text.push_str(e.line);
+        text.push_str(&e.line[shared..]);
         text.push_str(stdin);
-        if self.blocks.last().is_none_or(|b| b.len == BLOCK) {
+        self.last_line.clear();
+        self.last_line.push_str(&e.line);
+        if new_block {
             if let Some(full) = self.blocks.last_mut() {
                 full.bytes.shrink_to_fit();
             }
@@ -177,6 +214,7 @@ impl History {
             steps: diff(e.steps, prev.steps),
             took_ms: diff(e.end_ms, e.time_ms),
             line_len: e.line.len() as u64,
+            shared: shared as u64,
             stdin: e.stdin.map_or(0, |s| s.len() as u64 + 1),
         };
         block.bytes = postcard::to_extend(&delta, std::mem::take(&mut block.bytes))
@@ -190,6 +228,10 @@ impl History {
         if len >= self.len() {
             return;
         }
+        self.last_line = match len.checked_sub(1).and_then(|i| self.get(i)) {
+            Some(e) => e.line.into_owned(),
+            None => String::new(),
+        };
         let blocks = len.div_ceil(BLOCK);
         self.blocks.truncate(blocks);
         let Some(block) = self.blocks.last_mut() else {
@@ -216,29 +258,24 @@ impl History {
         let Some(last) = self.last else {
             return;
         };
-        let stdin = self.entry(&last).stdin.map(str::to_string);
+        let stdin = self.text_of(&last).1.map(str::to_string);
         self.truncate(self.len() - 1);
         let (time_ms, steps) = start.unwrap_or((last.time_ms, last.steps));
         self.push(HistoryEntry {
             time_ms,
             steps,
             end_ms: last.end_ms,
-            line,
+            line: line.into(),
             stdin: stdin.as_deref(),
         });
     }
 
-    fn entry(&self, s: &Stamp) -> HistoryEntry<'_> {
+    /// A stamp's text: its line after what it shares with the line before, its standard input.
+    fn text_of(&self, s: &Stamp) -> (&str, Option<&str>) {
         let text = self.text[s.text.0 as usize].as_str();
         let start = s.text.1 as usize;
-        let (line, rest) = text[start..start + s.text_len()].split_at(s.line_len);
-        HistoryEntry {
-            time_ms: s.time_ms,
-            steps: s.steps,
-            end_ms: s.end_ms,
-            line,
-            stdin: s.stdin_len.map(|_| rest),
-        }
+        let (line, rest) = text[start..start + s.text_len()].split_at(s.line_len - s.shared);
+        (line, s.stdin_len.map(|_| rest))
     }
 
     /// Makes room for `len` more bytes at the end of the last chunk, without moving any text
@@ -252,6 +289,16 @@ impl History {
             }
         }
     }
+}
+
+/// How many bytes `line` begins with that `before` begins with too (whole characters).
+fn shared_start(before: &str, line: &str) -> usize {
+    let same = before.bytes().zip(line.bytes()).take_while(|(a, b)| a == b);
+    let mut n = same.count();
+    while !line.is_char_boundary(n) {
+        n -= 1;
+    }
+    n
 }
 
 impl HistoryEntry<'_> {
@@ -270,7 +317,7 @@ mod tests {
             time_ms: i * 10,
             steps: i,
             end_ms: i * 10 + 3,
-            line,
+            line: line.into(),
             stdin,
         }
     }
@@ -278,8 +325,15 @@ mod tests {
     #[test]
     fn entries_read_back_as_given_across_chunks_truncation_and_rewrites() {
         let big = "y".repeat(CHUNK_BYTES + 5);
+        // Lines that share their starts, some in the middle of a character (é, è).
         let lines: Vec<String> = (0..5000)
-            .map(|i| format!("etcdctl put k{i} v{i}"))
+            .map(|i| match i % 5 {
+                0 => format!("etcdctl put k{i} v{i}"),
+                1 => format!("etcdctl put é{i}"),
+                2 => format!("etcdctl put è{i}"),
+                3 => String::new(),
+                _ => format!("etcdctl get k{i}"),
+            })
             .collect();
         let mut h = History::default();
         let mut want: Vec<(u64, String, Option<String>)> = Vec::new();
@@ -293,7 +347,15 @@ mod tests {
             h.push(entry(i as u64, line, stdin));
             want.push((i as u64, line.clone(), stdin.map(str::to_string)));
         }
-        assert!(h.text.len() > 3, "the text spans chunks");
+        assert!(h.text.len() >= 3, "the text spans chunks");
+        let text: usize = h.text.iter().map(String::len).sum();
+        let given: usize = (want.iter())
+            .map(|(_, line, stdin)| line.len() + stdin.as_ref().map_or(0, String::len))
+            .sum();
+        assert!(
+            text < given,
+            "front coding stores less than the lines: {text} vs {given}"
+        );
         let got = |h: &History| -> Vec<(u64, String, Option<String>)> {
             h.iter()
                 .map(|e| {

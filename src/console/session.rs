@@ -225,7 +225,7 @@ impl Session {
             time_ms,
             steps,
             end_ms: self.world.now(),
-            line,
+            line: line.into(),
             stdin,
         });
     }

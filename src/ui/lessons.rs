@@ -166,7 +166,7 @@ impl Course {
         }
         for entry in linked.history().iter().skip(before) {
             session.run_for(entry.time_ms.saturating_sub(session.world.now()));
-            session.execute(entry.line, entry.stdin);
+            session.execute(&entry.line, entry.stdin);
         }
         session.run_for(linked.world.now().saturating_sub(session.world.now()));
         Ok((session, None))
