@@ -156,6 +156,26 @@ impl History {
         })
     }
 
+    /// The entries from the `start`th on (the blocks before it are not read).
+    pub fn iter_from(&self, start: usize) -> impl Iterator<Item = HistoryEntry<'_>> + '_ {
+        let blocks = self.blocks.get(start / BLOCK..).unwrap_or_default();
+        (blocks.iter().flat_map(|b| self.entries(b))).skip(start % BLOCK)
+    }
+
+    /// The last entry given before `t` (its stamps are read from the end; only its line is
+    /// made whole).
+    pub fn last_before(&self, t: Millis) -> Option<HistoryEntry<'_>> {
+        let (n, at) = (self.blocks.iter().enumerate().rev()).find_map(|(n, b)| {
+            let at = b
+                .stamps()
+                .enumerate()
+                .filter(|(_, s)| s.time_ms < t)
+                .last()?;
+            Some((n, at.0))
+        })?;
+        self.get(n * BLOCK + at)
+    }
+
     /// The entries of `block`, each line whole again.
     fn entries<'a>(&'a self, block: &'a Block) -> impl Iterator<Item = HistoryEntry<'a>> + 'a {
         let mut before = String::new();
@@ -384,6 +404,15 @@ mod tests {
             (h.get(2004).unwrap().time_ms, h.get(2004).unwrap().steps),
             (1, 2)
         );
+        for start in [0, 1, 63, 64, 65, 2004, 2005, 2006] {
+            let from: Vec<u64> = h.iter_from(start).map(|e| e.steps).collect();
+            let want: Vec<u64> = want.iter().skip(start).map(|w| w.0).collect();
+            assert_eq!(from, want, "from {start}");
+        }
+        for t in [0, 1, 10, 11, 640, 641, 20_035, 20_041, 99_999] {
+            let last = h.iter().rev().find(|e| e.time_ms < t);
+            assert_eq!(h.last_before(t), last, "before {t}");
+        }
         h.push(entry(9, "kill m1", None));
         assert_eq!(h.get(2005).unwrap().line, "kill m1");
         assert_eq!(h.get(2004).unwrap().line, "etcdctl put k | wc -l");

@@ -303,12 +303,7 @@ impl Session {
             self.monitor = checkpoint.monitor;
         }
         let mut replayed = 0;
-        for e in self
-            .history
-            .iter()
-            .skip(checkpoint.history_len)
-            .take_while(|e| e.time_ms < t)
-        {
+        for e in (self.history.iter_from(checkpoint.history_len)).take_while(|e| e.time_ms < t) {
             // A `wait leader`/`wait until` still running at `t` only let time pass: the branch
             // stops it at `t` (running it whole would end past `t`). Nothing started after it.
             if e.end_ms > t && e.line.split_whitespace().next() == Some("wait") {
@@ -329,7 +324,7 @@ impl Session {
     /// Where a rewind to `t` lands (see [`Session::rewind_to`]); a `wait` only lets time pass,
     /// so a rewind stops it at `t`.
     fn landing(&self, t: Millis) -> Millis {
-        match self.history.iter().rev().find(|e| e.time_ms < t) {
+        match self.history.last_before(t) {
             Some(e) if e.end_ms > t && e.line.split_whitespace().next() != Some("wait") => {
                 e.time_ms
             }
