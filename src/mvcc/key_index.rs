@@ -4,7 +4,7 @@
 //! last generation is the open one (empty once the key is deleted). Every revision stays
 //! readable until a compaction drops it.
 
-use super::kv::Rev;
+use super::kv::{Rev, RevList};
 use crate::base::sharing::{hash_of, share, Recent};
 use crate::base::Revision;
 use std::cell::RefCell;
@@ -17,11 +17,13 @@ const RUN: usize = 16;
 /// the others, and a busy cluster writes many keys in those moments.
 const RECENT_SLOTS: usize = 256;
 
+/// A sealed run, full.
+type Run = Arc<RevList>;
 /// A generation's sealed runs, in order.
-type Runs = Arc<Vec<Arc<[Rev]>>>;
+type Runs = Arc<Vec<Run>>;
 
 thread_local! {
-    static RECENT_RUNS: RefCell<Recent<Arc<[Rev]>>> = const { RefCell::new(Recent::new()) };
+    static RECENT_RUNS: RefCell<Recent<Run>> = const { RefCell::new(Recent::new()) };
     static RECENT_LISTS: RefCell<Recent<Runs>> = const { RefCell::new(Recent::new()) };
     static RECENT_KEYS: RefCell<Recent<Arc<Vec<Generation>>>> = const { RefCell::new(Recent::new()) };
 }
@@ -35,7 +37,7 @@ thread_local! {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Revs {
     sealed: Runs,
-    open: Vec<Rev>,
+    open: RevList,
 }
 
 impl Revs {
@@ -50,8 +52,8 @@ impl Revs {
     /// The `n`th revision, oldest first.
     pub fn get(&self, n: usize) -> Option<Rev> {
         match self.sealed.get(n / RUN) {
-            Some(run) => Some(run[n % RUN]),
-            None => self.open.get(n - self.sealed.len() * RUN).copied(),
+            Some(run) => run.get(n % RUN),
+            None => self.open.get(n - self.sealed.len() * RUN),
         }
     }
 
@@ -60,10 +62,7 @@ impl Revs {
     }
 
     pub fn last(&self) -> Option<Rev> {
-        self.open
-            .last()
-            .or_else(|| self.sealed.last().and_then(|run| run.last()))
-            .copied()
+        (self.open.last()).or_else(|| self.sealed.last().and_then(|run| run.last()))
     }
 
     pub fn push(&mut self, rev: Rev) {
@@ -72,15 +71,11 @@ impl Revs {
         self.open.reserve_exact(1);
         self.open.push(rev);
         if self.open.len() == RUN {
-            let run = std::mem::take(&mut self.open);
-            let same = |known: &Arc<[Rev]>, run: &Vec<Rev>| **known == **run;
-            let run = share(
-                &RECENT_RUNS,
-                (RECENT_SLOTS, hash_of(&run)),
-                run,
-                same,
-                Vec::into,
-            );
+            let mut run = std::mem::take(&mut self.open);
+            run.shrink_to_fit();
+            let same = |known: &Run, run: &RevList| **known == *run;
+            let hash = hash_of(run.iter());
+            let run = share(&RECENT_RUNS, (RECENT_SLOTS, hash), run, same, Arc::new);
             // Exact: the list is copied at nearly every seal (shared with a checkpoint or
             // another member), and a doubling left up to half of each copy empty.
             let list = Arc::make_mut(&mut self.sealed);
@@ -121,7 +116,7 @@ impl Revs {
 /// `list` (just grown by a run), sharing an equal one another member made: members that
 /// wrote a key alike hold one list of its runs, as they hold one copy of each run.
 fn shared_list(list: Runs) -> Runs {
-    let hash = hash_of([(list.len(), list.last().map(|run| run[0]))]);
+    let hash = hash_of([(list.len(), list.last().and_then(|run| run.first()))]);
     let same = |known: &Runs, list: &Runs| {
         known.len() == list.len()
             && known

@@ -35,6 +35,98 @@ impl Rev {
     }
 }
 
+/// Revisions in order, packed: 8 bytes each while every one fits (a main revision below
+/// 2^47 and a sub-revision below 2^16, as every class's are), 16 once one does not. The
+/// backend keeps one per revision written (360,000 in an hour at 100 writes/s).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RevList {
+    /// `main << 16 | sub`, which orders as the revisions do.
+    Packed(Vec<u64>),
+    Wide(Vec<Rev>),
+}
+
+impl Default for RevList {
+    fn default() -> RevList {
+        RevList::Packed(Vec::new())
+    }
+}
+
+impl RevList {
+    fn pack(r: Rev) -> Option<u64> {
+        let fits = (0..1 << 47).contains(&r.main) && (0..1 << 16).contains(&r.sub);
+        fits.then_some((r.main as u64) << 16 | r.sub as u64)
+    }
+
+    fn unpack(p: u64) -> Rev {
+        Rev::new((p >> 16) as Revision, (p & 0xffff) as i64)
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            RevList::Packed(v) => v.len(),
+            RevList::Wide(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn get(&self, i: usize) -> Option<Rev> {
+        match self {
+            RevList::Packed(v) => v.get(i).map(|p| Self::unpack(*p)),
+            RevList::Wide(v) => v.get(i).copied(),
+        }
+    }
+
+    pub fn first(&self) -> Option<Rev> {
+        self.get(0)
+    }
+
+    pub fn last(&self) -> Option<Rev> {
+        self.get(self.len().checked_sub(1)?)
+    }
+
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = Rev> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    pub fn push(&mut self, r: Rev) {
+        match (&mut *self, Self::pack(r)) {
+            (RevList::Packed(v), Some(p)) => v.push(p),
+            (RevList::Wide(v), _) => v.push(r),
+            (RevList::Packed(_), None) => {
+                let mut wide: Vec<Rev> = self.iter().collect();
+                wide.push(r);
+                *self = RevList::Wide(wide);
+            }
+        }
+    }
+
+    /// Where `r` is, or where it would go (as `slice::binary_search`).
+    pub fn binary_search(&self, r: &Rev) -> Result<usize, usize> {
+        match (self, Self::pack(*r)) {
+            (RevList::Packed(v), Some(p)) => v.binary_search(&p),
+            (RevList::Packed(v), None) => Err(v.partition_point(|p| Self::unpack(*p) < *r)),
+            (RevList::Wide(v), _) => v.binary_search(r),
+        }
+    }
+
+    pub fn reserve_exact(&mut self, more: usize) {
+        match self {
+            RevList::Packed(v) => v.reserve_exact(more),
+            RevList::Wide(v) => v.reserve_exact(more),
+        }
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        match self {
+            RevList::Packed(v) => v.shrink_to_fit(),
+            RevList::Wide(v) => v.shrink_to_fit(),
+        }
+    }
+}
+
 /// One version of a key (etcd `mvccpb.KeyValue`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeyValue {
@@ -242,6 +334,58 @@ pub fn prefix_range_end(prefix: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rev_list_reads_as_the_revisions_it_stands_for() {
+        use crate::base::Rng;
+        for seed in 0..30 {
+            let mut rng = Rng::new(seed);
+            let (mut list, mut want) = (RevList::default(), Vec::<Rev>::new());
+            let mut main = 1;
+            for _ in 0..300 {
+                main += rng.range(0, 3) as Revision;
+                let sub = match rng.range(0, 40) {
+                    0 if seed % 2 == 0 => 1 << 16,
+                    1 if seed % 3 == 0 => {
+                        main += 1 << 47;
+                        0
+                    }
+                    _ => rng.range(0, 3) as i64,
+                };
+                let r = Rev::new(main, sub);
+                if want.last().is_some_and(|l| *l >= r) {
+                    continue;
+                }
+                list.push(r);
+                want.push(r);
+                assert_eq!(list.len(), want.len(), "seed {seed}");
+                assert!(list.iter().eq(want.iter().copied()), "seed {seed}");
+                assert_eq!(
+                    (list.first(), list.last()),
+                    (want.first().copied(), want.last().copied())
+                );
+                let probe = Rev::new(
+                    rng.range(0, main as u64 + 2) as Revision,
+                    rng.range(0, 3) as i64,
+                );
+                assert_eq!(
+                    list.binary_search(&probe),
+                    want.binary_search(&probe),
+                    "seed {seed}"
+                );
+            }
+            if seed % 6 == 0 {
+                assert!(
+                    matches!(list, RevList::Wide(_)),
+                    "seed {seed}: a revision that does not fit"
+                );
+            }
+        }
+        let mut small = RevList::default();
+        small.push(Rev::new(5, 0));
+        assert!(matches!(small, RevList::Packed(_)));
+        assert_eq!(small.binary_search(&Rev::new(1 << 50, 0)), Err(1));
+    }
 
     #[test]
     fn crc32c_known_vector() {

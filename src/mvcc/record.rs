@@ -1,7 +1,7 @@
 //! The backend: its records in revision order, and the sharing of equal records between the
 //! members that made them.
 
-use super::kv::{KeyValue, Rev};
+use super::kv::{KeyValue, Rev, RevList};
 use crate::base::sharing::{hash_of, share, Recent};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -120,7 +120,7 @@ const RECENT_RUNS: usize = 64;
 /// an hour at 100 writes/s makes 360,000 of them).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Run {
-    revs: Vec<Rev>,
+    revs: RevList,
     ends: Vec<u32>,
     bytes: Vec<u8>,
 }
@@ -135,11 +135,11 @@ impl Run {
     }
 
     fn first(&self) -> Option<Rev> {
-        self.revs.first().copied()
+        self.revs.first()
     }
 
     fn last(&self) -> Option<Rev> {
-        self.revs.last().copied()
+        self.revs.last()
     }
 
     fn push(&mut self, rev: Rev, rec: RecordRef<'_>) {
@@ -151,7 +151,7 @@ impl Run {
     fn at(&self, i: usize) -> (Rev, RecordRef<'_>) {
         let start = i.checked_sub(1).map_or(0, |j| self.ends[j] as usize);
         let bytes = &self.bytes[start..self.ends[i] as usize];
-        (self.revs[i], RecordRef(bytes))
+        (self.revs.get(i).unwrap_or_default(), RecordRef(bytes))
     }
 
     fn get(&self, rev: &Rev) -> Option<RecordRef<'_>> {
@@ -278,7 +278,7 @@ impl Backend {
     ) -> Vec<(Rev, Record)> {
         let mut removed = Vec::new();
         let mut drop = |run: &Run| -> Option<Run> {
-            let gone: Vec<bool> = run.revs.iter().map(|r| *r < end && doomed(*r)).collect();
+            let gone: Vec<bool> = run.revs.iter().map(|r| r < end && doomed(r)).collect();
             if !gone.contains(&true) {
                 return None;
             }
@@ -316,7 +316,7 @@ thread_local! {
 
 /// `run` (not empty) sealed, sharing an equal one another member sealed.
 fn shared_run(mut run: Run) -> Sealed {
-    let hash = hash_of(&run.revs);
+    let hash = hash_of(run.revs.iter());
     let same = |known: &Sealed, run: &Run| **known == *run;
     run.bytes.shrink_to_fit();
     run.revs.shrink_to_fit();
