@@ -28,18 +28,17 @@ pub struct LeaderCompleteness {
     reported: BTreeSet<(Term, MemberId, Index)>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Committed {
     term: Term,
     /// The term in which it was seen committed.
     in_term: Term,
     by: MemberId,
-    entry: Seen,
 }
 
 impl LeaderCompleteness {
     fn check(&mut self, cluster: &Scope, leader: &Raft, index: Index, out: &mut Vec<Violation>) {
-        let Some(c) = self.committed.get(index) else {
+        let Some((c, entry)) = self.committed.get(index) else {
             return;
         };
         if leader.term() <= c.in_term || index <= leader.log().snapshot_index {
@@ -48,7 +47,7 @@ impl LeaderCompleteness {
         let holds = leader
             .log()
             .entry(index)
-            .is_some_and(|e| e.term == c.term && digest(&e.data) == c.entry.digest());
+            .is_some_and(|e| e.term == c.term && digest(&e.data) == entry.digest());
         if holds || !self.reported.insert((leader.term(), leader.id(), index)) {
             return;
         }
@@ -64,7 +63,7 @@ impl LeaderCompleteness {
                 "{} leads term {} without entry {}, committed in term {} (seen at {}){instead}",
                 leader.id(),
                 leader.term(),
-                c.entry.text(index, c.term),
+                entry.text(index, c.term),
                 c.in_term,
                 c.by
             ),
@@ -103,9 +102,8 @@ impl Checker for LeaderCompleteness {
                     term: e.term,
                     in_term: node.term(),
                     by: id,
-                    entry: Seen::of(e),
                 };
-                self.committed.insert(index, c);
+                self.committed.insert(index, c, Seen::of(e));
                 fresh.push(index);
             }
             cursor.1 = node.log().committed;

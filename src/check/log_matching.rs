@@ -27,18 +27,17 @@ pub struct LogMatching {
     /// index → the first version seen there...
     registry: Ledger<Version>,
     /// ...and (rarely: a log cut back and written again) the first of each other term there.
-    others: imbl::OrdMap<(Index, Term), Version>,
+    others: imbl::OrdMap<(Index, Term), (Version, Seen)>,
     /// member → the term of each index 1..=last it held at the last observation.
     mirrors: BTreeMap<MemberId, TermRuns>,
     reported: BTreeSet<(Index, Term)>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Version {
     term: Term,
     prev_term: Term,
     holder: MemberId,
-    entry: Seen,
 }
 
 /// The terms of indexes `1..=len` as runs of (first index, term): terms change rarely, so
@@ -74,10 +73,10 @@ impl TermRuns {
 }
 
 impl LogMatching {
-    fn first_version(&self, (index, term): (Index, Term)) -> Option<&Version> {
+    fn first_version(&self, (index, term): (Index, Term)) -> Option<(&Version, &Seen)> {
         match self.registry.get(index) {
-            Some(v) if v.term == term => Some(v),
-            Some(_) => self.others.get(&(index, term)),
+            Some((v, seen)) if v.term == term => Some((v, seen)),
+            Some(_) => self.others.get(&(index, term)).map(|(v, seen)| (v, seen)),
             None => None,
         }
     }
@@ -112,25 +111,24 @@ impl LogMatching {
         let prev_term = node.log().term(index - 1).unwrap_or(0);
         let data_digest = digest(&entry.data);
         let key = (index, entry.term);
-        let Some(first) = self.first_version(key) else {
+        let Some((first, seen)) = self.first_version(key) else {
             let version = Version {
                 term: entry.term,
                 prev_term,
                 holder: id,
-                entry: Seen::of(entry),
             };
             match self.registry.get(index) {
-                None => self.registry.insert(index, version),
+                None => self.registry.insert(index, version, Seen::of(entry)),
                 Some(_) => {
-                    self.others.insert(key, version);
+                    self.others.insert(key, (version, Seen::of(entry)));
                 }
             }
             return;
         };
-        let why = if first.entry.digest() != data_digest {
+        let why = if seen.digest() != data_digest {
             format!(
                 "different data: {} vs {}",
-                first.entry.text(index, entry.term),
+                seen.text(index, entry.term),
                 entry_text(entry)
             )
         } else if first.prev_term != prev_term && index > node.log().snapshot_index + 1 {

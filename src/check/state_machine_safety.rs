@@ -12,17 +12,16 @@ use std::collections::{BTreeMap, BTreeSet};
 ///
 /// The first entry applied at each index is remembered for the whole run; each member's
 /// applied list is read from a cursor, so every applied entry is compared once.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct First {
     term: Term,
     by: MemberId,
-    /// Kept: by the time a conflict shows, `by` may have crashed.
-    entry: Seen,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct StateMachineSafety {
-    /// index → the first entry applied there.
+    /// index → the first entry applied there (kept: by the time a conflict shows, the
+    /// member that applied it may have crashed).
     first: Ledger<First>,
     /// member → (incarnation, entries of its applied list already read).
     cursors: BTreeMap<MemberId, (u64, usize)>,
@@ -49,21 +48,21 @@ impl Checker for StateMachineSafety {
                 *cursor = (incarnation, 0);
             }
             for a in member.applied_since(cursor.1) {
-                let Some(first) = self.first.get(a.index) else {
+                let Some((first, entry)) = self.first.get(a.index) else {
                     let first = First {
                         term: a.term,
                         by: id,
-                        entry: Seen::find(cluster, id, a.index, a.term, a.digest),
                     };
-                    self.first.insert(a.index, first);
+                    let entry = Seen::find(cluster, id, a.index, a.term, a.digest);
+                    self.first.insert(a.index, first, entry);
                     continue;
                 };
-                if (first.term, first.entry.digest()) == (a.term, a.digest)
+                if (first.term, entry.digest()) == (a.term, a.digest)
                     || !self.reported.insert(a.index)
                 {
                     continue;
                 }
-                let (theirs, first) = (first.entry.text(a.index, first.term), first.by);
+                let (theirs, first) = (entry.text(a.index, first.term), first.by);
                 let ours = Seen::find(cluster, id, a.index, a.term, a.digest);
                 let ours = ours.text(a.index, a.term);
                 let (ours, theirs) = if ours == theirs {
