@@ -1,23 +1,43 @@
 //! A record per log index, packed: the checkers' registries of the entries they have seen.
 //! The indexes they hold run densely from the last compaction everywhere to the newest entry,
-//! so a persistent vector holds each record's entry without keys and in full chunks, shared
-//! by every time-travel copy but its last chunk. (An ordered map filled in index order left
-//! its nodes half empty: about 150 bytes a record, 47 MB for the three checkers after an hour
-//! at 100 writes/s, before the checkpoints' copies.) The rest of a record (its term, who was
-//! seen with it) is the same for a whole leader's term, so it is kept once per run of records
-//! alike: a record is its entry's 24 bytes.
+//! so the records' entries are kept without keys in chunks of [`CHUNK`] indexes, each from a
+//! multiple of it: a time-travel copy shares every chunk, and checkers that saw the same
+//! entries at the same indexes (all of them, in a run without violations) share their chunks
+//! too. (An ordered map filled in index order left its nodes half empty: about 150 bytes a
+//! record, 47 MB for the three checkers after an hour at 100 writes/s, before the
+//! checkpoints' copies.) The rest of a record (its term, who was seen with it) is the same
+//! for a whole leader's term, so it is kept once per run of records alike.
 
 use super::Seen;
+use crate::base::sharing::{share, Recent};
 use crate::base::Index;
+use std::cell::RefCell;
+use std::sync::Arc;
+
+/// Indexes per chunk.
+const CHUNK: usize = 64;
+/// Full chunks remembered for sharing: the checkers fill a chunk within moments of each other.
+const RECENT_CHUNKS: usize = 16;
+
+/// [`CHUNK`] records' entries; `None` where no record was made (an index a member skipped
+/// over by a snapshot, or one forgotten).
+type Chunk = Arc<[Option<Seen>]>;
+
+thread_local! {
+    static RECENT: RefCell<Recent<Chunk>> = const { RefCell::new(Recent::new()) };
+}
 
 #[derive(Clone, Debug)]
 pub(super) struct Ledger<V: Clone + PartialEq> {
-    /// The index of `seen[0]`.
-    first: Index,
-    /// `None` where no record was made (an index a member skipped over by a snapshot).
-    seen: imbl::Vector<Option<Seen>>,
+    /// The chunk number (first index / [`CHUNK`]) of `chunks[0]`.
+    base: Index,
+    chunks: imbl::Vector<Chunk>,
+    /// Indexes below this were forgotten.
+    floor: Index,
+    /// The newest index with a record (if any).
+    top: Index,
     /// (first index, what the records from there to the next run have in common), in order;
-    /// the first run starts at or before `first`.
+    /// the first run starts at or before the first record.
     runs: Vec<(Index, V)>,
     len: usize,
 }
@@ -25,8 +45,10 @@ pub(super) struct Ledger<V: Clone + PartialEq> {
 impl<V: Clone + PartialEq> Default for Ledger<V> {
     fn default() -> Self {
         Ledger {
-            first: 0,
-            seen: imbl::Vector::new(),
+            base: 0,
+            chunks: imbl::Vector::new(),
+            floor: 0,
+            top: 0,
             runs: Vec::new(),
             len: 0,
         }
@@ -40,39 +62,55 @@ impl<V: Clone + PartialEq> Ledger<V> {
     }
 
     pub fn get(&self, index: Index) -> Option<(&V, &Seen)> {
-        let at = usize::try_from(index.checked_sub(self.first)?).ok()?;
-        let seen = self.seen.get(at)?.as_ref()?;
+        let (chunk, at) = self.locate(index)?;
+        let seen = self.chunks.get(chunk)?[at].as_ref()?;
         Some((&self.runs[self.run_of(index)].1, seen))
     }
 
     /// The newest index with a record.
     pub fn last_index(&self) -> Option<Index> {
-        let at = self.seen.iter().rposition(Option::is_some)?;
-        Some(self.first + at as Index)
+        (self.len > 0).then_some(self.top)
     }
 
     /// Records `v` and `seen` at `index`, in place of any record there.
     pub fn insert(&mut self, index: Index, v: V, seen: Seen) {
-        if self.seen.is_empty() {
-            self.first = index;
-            self.runs.clear();
+        if self.len == 0 {
+            *self = Ledger::default();
         }
-        while index < self.first {
-            self.seen.push_front(None);
-            self.first -= 1;
+        let number = index / CHUNK as Index;
+        if self.chunks.is_empty() {
+            self.base = number;
         }
-        let at = (index - self.first) as usize;
-        while self.seen.len() <= at {
-            self.seen.push_back(None);
+        // Chunks of a gap in the records are one until written.
+        let blank: Chunk = vec![None; CHUNK].into();
+        while number < self.base {
+            self.chunks.push_front(blank.clone());
+            self.base -= 1;
         }
-        if self.seen.set(at, Some(seen)).is_none() {
+        let (chunk, at) = self
+            .locate(index)
+            .expect("the chunks begin at or before it");
+        while self.chunks.len() <= chunk {
+            self.chunks.push_back(blank.clone());
+        }
+        let slots = Arc::make_mut(&mut self.chunks[chunk]);
+        if slots[at].replace(seen).is_none() {
             self.len += 1;
         }
-        self.set_run(index, v);
+        if at == CHUNK - 1 {
+            let full = self.chunks[chunk].clone();
+            let same = |known: &Chunk, full: &Chunk| known == full;
+            self.chunks[chunk] = share(&RECENT, (RECENT_CHUNKS, number), full, same, |c| c);
+        }
+        self.floor = self.floor.min(index);
+        let later = self.top > index;
+        self.top = self.top.max(index);
+        self.set_run(index, v, later);
     }
 
-    /// Makes `index` read `v`, and every other index read as before.
-    fn set_run(&mut self, index: Index, v: V) {
+    /// Makes `index` read `v`, and every other index read as before (`later`: whether there
+    /// are records after it).
+    fn set_run(&mut self, index: Index, v: V, later: bool) {
         if self.runs.first().is_none_or(|(start, _)| index < *start) {
             self.runs.insert(0, (index, v));
             return;
@@ -82,7 +120,7 @@ impl<V: Clone + PartialEq> Ledger<V> {
             return;
         }
         let next = self.runs.get(run + 1).map(|(start, _)| *start);
-        if next != Some(index + 1) && self.slot_used(index + 1) {
+        if next != Some(index + 1) && later {
             let rest = self.runs[run].1.clone();
             self.runs.insert(run + 1, (index + 1, rest));
         }
@@ -93,10 +131,13 @@ impl<V: Clone + PartialEq> Ledger<V> {
         }
     }
 
-    /// Whether an index after the newest would still read a run (it reads none: new records
-    /// begin their own).
-    fn slot_used(&self, index: Index) -> bool {
-        index < self.first + self.seen.len() as Index
+    /// The chunk (position in `chunks`) and the slot in it of `index`; None before the first.
+    fn locate(&self, index: Index) -> Option<(usize, usize)> {
+        let chunk = (index / CHUNK as Index).checked_sub(self.base)?;
+        Some((
+            usize::try_from(chunk).ok()?,
+            (index % CHUNK as Index) as usize,
+        ))
     }
 
     /// The position in `runs` of the run holding `index` (at or after the first run's start).
@@ -106,23 +147,33 @@ impl<V: Clone + PartialEq> Ledger<V> {
 
     /// Drops the records at or below `through`.
     pub fn forget_through(&mut self, through: Index) {
-        if self.seen.is_empty() || through < self.first {
+        if self.len == 0 || through < self.floor {
             return;
         }
-        let drop = usize::try_from(through - self.first + 1).unwrap_or(usize::MAX);
-        let kept = self.seen.split_off(drop.min(self.seen.len()));
-        self.len -= self.seen.iter().flatten().count();
-        self.seen = kept;
-        self.first = through + 1;
-        let gone = self.runs.partition_point(|(start, _)| *start <= self.first) - 1;
-        self.runs.drain(..gone);
+        self.floor = through + 1;
+        let Some((chunk, at)) = self.locate(through) else {
+            return;
+        };
+        let whole = chunk.min(self.chunks.len());
+        let kept = self.chunks.split_off(whole);
+        self.len -= self.chunks.iter().flat_map(|c| c.iter()).flatten().count();
+        (self.chunks, self.base) = (kept, self.base + whole as Index);
+        if let Some(first) = self.chunks.get_mut(0).filter(|_| whole == chunk) {
+            if first[..=at].iter().any(Option::is_some) {
+                let slots = &mut Arc::make_mut(first)[..=at];
+                self.len -= slots.iter_mut().filter_map(Option::take).count();
+            }
+        }
+        let dropped = self.runs.partition_point(|(start, _)| *start <= self.floor);
+        self.runs.drain(..dropped.saturating_sub(1));
     }
 
     /// The indexes with a record, oldest first.
     pub fn indexes(&self) -> impl Iterator<Item = Index> + '_ {
-        (self.seen.iter().enumerate())
-            .filter(|(_, v)| v.is_some())
-            .map(|(at, _)| self.first + at as Index)
+        let base = self.base * CHUNK as Index;
+        (self.chunks.iter().flat_map(|c| c.iter()).enumerate())
+            .filter(|(_, seen)| seen.is_some())
+            .map(move |(at, _)| base + at as Index)
     }
 }
 
@@ -180,5 +231,31 @@ mod tests {
         ledger.forget_through(650);
         assert_eq!(ledger.runs, [(600, 2), (900, 3)]);
         assert_eq!(ledger.get(651).map(|(v, _)| *v), Some(2));
+    }
+
+    #[test]
+    fn ledgers_of_the_same_entries_share_their_chunks() {
+        let (mut a, mut b, mut c) = (Ledger::default(), Ledger::default(), Ledger::default());
+        for index in 100..400 {
+            a.insert(index, 1, Seen::Digest(index));
+            b.insert(index, 2, Seen::Digest(index));
+            c.insert(index, 1, Seen::Digest(index + u64::from(index == 200)));
+        }
+        let shared = |x: &Ledger<u64>, y: &Ledger<u64>| {
+            (x.chunks.iter().zip(&y.chunks))
+                .filter(|(p, q)| std::sync::Arc::ptr_eq(p, q))
+                .count()
+        };
+        // Chunks 1..=5 hold 100..=383; the last, open, is each ledger's own.
+        assert_eq!(shared(&a, &b), 5);
+        assert_eq!(
+            shared(&a, &c),
+            4,
+            "all but the chunk where c saw another entry"
+        );
+        assert_eq!(
+            b.get(200).map(|(v, seen)| (*v, seen.digest())),
+            Some((2, 200))
+        );
     }
 }

@@ -383,7 +383,7 @@ fn hears_quorum(cluster: &Scope, node: &Raft) -> bool {
 /// violation is reported (a formatted string per index per checker was kept for the whole
 /// run), and digested when compared (a digest beside the data was 8 bytes a record); or only
 /// its digest, when no log held it any more.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Seen {
     Entry(crate::raft::EntryKind, crate::raft::EntryData),
     Digest(u64),
