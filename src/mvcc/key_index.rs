@@ -157,10 +157,11 @@ pub enum IndexError {
     NotLive,
 }
 
-/// All generations of one key.
+/// All generations of one key. Only a pointer, so that the index's tree nodes, which a
+/// checkpoint followed by a put copies whole, are small (its last revision beside it was
+/// 16 of 24 bytes: 1.9 MB of the hour at 100 writes/s).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyIndex {
-    modified: Rev,
     // Shared until written: the index's tree nodes hold their keys inline, so a checkpoint
     // followed by one put copies a whole node of them; each copy is then a pointer.
     generations: Arc<Vec<Generation>>,
@@ -169,7 +170,6 @@ pub struct KeyIndex {
 impl Default for KeyIndex {
     fn default() -> Self {
         KeyIndex {
-            modified: Rev::default(),
             generations: Arc::new(vec![Generation::default()]),
         }
     }
@@ -182,7 +182,10 @@ impl KeyIndex {
 
     /// The last revision that touched the key (put or tombstone).
     pub fn modified(&self) -> Rev {
-        self.modified
+        // A tombstone is the last revision of its generation; the open one after it is empty.
+        (self.generations.iter().rev())
+            .find_map(|g| g.revs.last())
+            .unwrap_or_default()
     }
 
     /// True when nothing is left (a key that only had compacted-away generations).
@@ -197,7 +200,7 @@ impl KeyIndex {
 
     /// Records a put at `rev`.
     pub fn put(&mut self, rev: Rev) -> Result<(), IndexError> {
-        if rev <= self.modified {
+        if rev <= self.modified() {
             return Err(IndexError::NotNewer);
         }
         let g = self.open_generation();
@@ -206,7 +209,6 @@ impl KeyIndex {
         }
         g.revs.push(rev);
         g.ver += 1;
-        self.modified = rev;
         self.share_generations();
         Ok(())
     }
@@ -214,7 +216,7 @@ impl KeyIndex {
     /// Members that wrote the key alike hold one copy of its generations: a copy per member,
     /// and one per member in every checkpoint, was most of the index's memory.
     fn share_generations(&mut self) {
-        let hash = hash_of([(self.modified, self.generations.len())]);
+        let hash = hash_of([(self.modified(), self.generations.len())]);
         let mine = self.generations.clone();
         let same = |known: &Arc<Vec<Generation>>, mine: &Arc<Vec<Generation>>| known == mine;
         self.generations = share(&RECENT_KEYS, (RECENT_SLOTS, hash), mine, same, |g| g);
@@ -223,7 +225,7 @@ impl KeyIndex {
     /// Starts the index from a stored record (snapshot restore): created at `created`,
     /// now at `modified` with version `ver`.
     pub fn restore(&mut self, created: Rev, modified: Rev, ver: i64) -> Result<(), IndexError> {
-        if modified <= self.modified {
+        if modified <= self.modified() {
             return Err(IndexError::NotNewer);
         }
         let g = self.open_generation();
@@ -236,7 +238,6 @@ impl KeyIndex {
             revs: Revs::default(),
         };
         g.revs.push(modified);
-        self.modified = modified;
         Ok(())
     }
 
