@@ -3,7 +3,6 @@
 
 use super::Scope;
 use super::{entry_text, Checker, Ledger, Property, Seen, Violation};
-use crate::base::digest;
 use crate::base::{Index, MemberId, Term};
 use crate::raft::Raft;
 use std::collections::{BTreeMap, BTreeSet};
@@ -109,7 +108,6 @@ impl LogMatching {
             return;
         };
         let prev_term = node.log().term(index - 1).unwrap_or(0);
-        let data_digest = digest(&entry.data);
         let key = (index, entry.term);
         let Some((first, seen)) = self.first_version(key) else {
             let version = Version {
@@ -125,7 +123,7 @@ impl LogMatching {
             }
             return;
         };
-        let why = if seen.digest() != data_digest {
+        let why = if !seen.holds(&entry.data) {
             format!(
                 "different data: {} vs {}",
                 seen.text(index, entry.term),

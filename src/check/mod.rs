@@ -411,6 +411,15 @@ impl Seen {
         }
     }
 
+    /// Whether `data` is what was seen (compared whole where it was kept: the same entry on
+    /// every member is usually one buffer).
+    fn holds(&self, data: &crate::raft::EntryData) -> bool {
+        match self {
+            Seen::Entry(_, seen) => seen == data,
+            Seen::Digest(digest) => crate::base::digest(data) == *digest,
+        }
+    }
+
     /// `5@3 (put x=1)`, or `5@3` if the entry was gone when it was seen.
     fn text(&self, index: Index, term: Term) -> String {
         match self {
