@@ -945,3 +945,72 @@ fn a_variable_doubled_past_the_line_limit_is_refused_and_keeps_its_value() {
     assert!(echoed.stderr.contains("expansion longer"), "{echoed:?}");
     assert_eq!(s.execute("echo $v | wc -c", None).stdout, "1048577\n");
 }
+
+/// `etcdctl watch -i` reads its lines as time passes: the page runs it in slices, as it runs
+/// any watch, and it prints what the same command run at once prints; a timeout stops all of
+/// its lines, as it stops the process (a line each for the whole timeout held the page for
+/// hours of virtual time).
+#[test]
+fn an_interactive_watch_runs_in_slices_and_its_timeout_bounds_every_line() {
+    let lines = "watch --rev 1 a\nbogus 鍵\nwatch --prefix b\n";
+    let prepare = |s: &mut Session| {
+        s.execute("wait leader", None);
+        s.execute("etcdctl put a 1", None);
+    };
+    let (mut whole, mut sliced) = (session(), session());
+    prepare(&mut whole);
+    prepare(&mut sliced);
+    let at_once = whole.execute("etcdctl watch -i", Some(lines));
+    let start = sliced.world.now();
+    let mut run = sliced.start("etcdctl watch -i", Some(lines));
+    assert_eq!(
+        sliced.world.now(),
+        start,
+        "no line's time passes in the command itself"
+    );
+    let mut slices = 0;
+    while !sliced.resume(&mut run, 300) {
+        slices += 1;
+        assert!(
+            sliced.world.now() <= start + 300 * slices,
+            "a slice lets at most its time pass"
+        );
+    }
+    let out = sliced.finish(run);
+    assert!(
+        slices >= 10,
+        "two lines' watches of 2 s each, in slices of 300 ms: {slices}"
+    );
+    assert_eq!(
+        (out.stdout.as_str(), out.code),
+        (at_once.stdout.as_str(), at_once.code)
+    );
+    assert_eq!(out.stderr, at_once.stderr);
+    assert!(out.stdout.contains("PUT\na\n1\n"), "{}", out.stdout);
+    assert_eq!(
+        out.stderr,
+        "Invalid command bogus 鍵 (only support watch)\nError: Error reading watch request line: EOF\n"
+    );
+    assert_eq!(sliced.world.now(), whole.world.now());
+    assert_eq!(sliced.world.now(), start + 2 * etcdctl::DEFAULT_STREAM_MS);
+
+    let mut s = session();
+    prepare(&mut s);
+    let start = s.world.now();
+    let many = "watch --rev 1 a\n".repeat(1_000);
+    let out = s.execute("timeout 3 etcdctl watch -i", Some(&many));
+    assert_eq!(s.world.now(), start + 3_000, "the timeout stops the lines");
+    assert_eq!((out.code, out.stderr.as_str()), (124, ""));
+    assert_eq!(
+        out.stdout.matches("PUT\na\n1\n").count(),
+        2,
+        "two lines ran before it"
+    );
+    let out = s.execute("timeout 60 etcdctl watch -i", Some("watch --rev 1 a\n"));
+    assert_eq!(
+        s.world.now(),
+        start + 63_000,
+        "the last line watches until the timeout"
+    );
+    assert_eq!(out.code, 124);
+}

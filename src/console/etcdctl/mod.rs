@@ -215,6 +215,8 @@ pub enum Work {
     },
     /// `watch`'s stream, until it is stopped.
     Watch(Box<watch::Streaming>),
+    /// `watch -i`'s lines, one watch after another.
+    WatchLines(Box<watch::Interactive>),
     /// `lease keep-alive`'s renewals, until it is stopped.
     KeepAlive(Box<lease::Renewing>),
 }
@@ -248,6 +250,7 @@ impl Continued {
         match &self.work {
             Work::Perf { load, .. } => load.planned_end_ms(),
             Work::Watch(w) => w.end_ms(),
+            Work::WatchLines(w) => w.end_ms(),
             Work::KeepAlive(k) => k.end_ms(),
         }
     }
@@ -258,6 +261,12 @@ impl Continued {
         match &mut self.work {
             Work::Perf { load, .. } => load.run(clock, slice_end),
             Work::Watch(w) => w.run(clock, slice_end),
+            Work::WatchLines(w) => {
+                let pick = |world: &Cluster| {
+                    pick_endpoint(world, &self.client.endpoints, &self.client.tls).1
+                };
+                w.run(clock, slice_end, &pick)
+            }
             Work::KeepAlive(k) => k.run(clock, slice_end),
         }
     }
@@ -288,6 +297,7 @@ impl Continued {
         let result = match work {
             Work::Perf { load, rate } => maintenance::perf_verdict(&mut ctx, load, rate),
             Work::Watch(w) => w.finish(&mut ctx),
+            Work::WatchLines(w) => w.finish(&mut ctx),
             Work::KeepAlive(k) => k.finish(&mut ctx),
         };
         conclude(ctx, result)
@@ -349,6 +359,32 @@ pub struct Ctx<'a> {
     pub later: Option<Work>,
 }
 
+/// The member at `ep` (None: an address nothing answers at).
+fn endpoint_member(world: &Cluster, ep: &str, tls: &tls::ClientTls) -> Option<MemberId> {
+    match endpoint::resolve(world, ep, tls) {
+        endpoint::Target::Member(m) => Some(m),
+        endpoint::Target::Refused(..) | endpoint::Target::Nowhere => None,
+    }
+}
+
+/// See [`Ctx::client_endpoint`].
+fn pick_endpoint(
+    world: &Cluster,
+    endpoints: &[String],
+    tls: &tls::ClientTls,
+) -> (String, Option<MemberId>) {
+    for ep in endpoints {
+        if let Some(m) = endpoint_member(world, ep, tls) {
+            if world.accepts_connections(m) {
+                return (ep.clone(), Some(m));
+            }
+        }
+    }
+    let ep = endpoints.first().cloned().unwrap_or_default();
+    let m = endpoint_member(world, &ep, tls);
+    (ep, m)
+}
+
 impl Ctx<'_> {
     pub fn print(&mut self, text: &str) {
         self.out.stdout.push_str(text);
@@ -360,25 +396,13 @@ impl Ctx<'_> {
 
     /// The member an endpoint reaches, if any (anything else listens nowhere).
     pub fn member(&self, ep: &str) -> Option<MemberId> {
-        match endpoint::resolve(self.world, ep, &self.tls) {
-            endpoint::Target::Member(m) => Some(m),
-            endpoint::Target::Refused(..) | endpoint::Target::Nowhere => None,
-        }
+        endpoint_member(self.world, ep, &self.tls)
     }
 
     /// The endpoint a unary call goes to: the first one whose member accepts connections, as
     /// clientv3's balancer picks only READY SubConns.
     pub fn client_endpoint(&self) -> (String, Option<MemberId>) {
-        for ep in &self.endpoints {
-            if let Some(m) = self.member(ep) {
-                if self.world.accepts_connections(m) {
-                    return (ep.clone(), Some(m));
-                }
-            }
-        }
-        let ep = self.endpoints.first().cloned().unwrap_or_default();
-        let m = self.member(&ep);
-        (ep, m)
+        pick_endpoint(self.world, &self.endpoints, &self.tls)
     }
 
     /// Runs `call` against the client endpoint; a dead address waits out the timeout.

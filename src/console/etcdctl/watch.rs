@@ -4,12 +4,12 @@
 use super::args::{self, flag, go_quote, go_quote_bytes, short, Flag, Kind, Parsed};
 use super::printer::Header;
 use super::{
-    init_display, spec, CmdResult, Ctx, Exit, EXIT_BAD_ARGS, EXIT_ERROR, EXIT_INTERRUPTED,
-    EXIT_INVALID_INPUT,
+    init_display, spec, CmdResult, Ctx, Exit, Stop, DEFAULT_STREAM_MS, EXIT_BAD_ARGS, EXIT_ERROR,
+    EXIT_INTERRUPTED, EXIT_INVALID_INPUT, EXIT_TIMEOUT,
 };
 use crate::base::{MemberId, Millis};
 use crate::etcd::{prefix_range_end, EventType, WatchRequest, WatchResponse, WatchStream};
-use crate::etcd::{ClientError, Clock};
+use crate::etcd::{ClientError, Clock, Cluster};
 
 pub const FLAGS: [Flag; 4] = [
     short("interactive", 'i', Kind::Bool, "false", "Interactive mode"),
@@ -63,26 +63,6 @@ fn watch_request(p: &Parsed, watch_args: &[String]) -> Result<WatchRequest, Stri
 enum Watched {
     Stopped,
     Canceled,
-}
-
-/// Runs one watch for the stream's duration, printing every response as it arrives (`-i`'s
-/// watches, one after another in the command).
-fn run_watch(
-    ctx: &mut Ctx,
-    req: WatchRequest,
-    exec: &[String],
-    duration_ms: u64,
-) -> Result<Watched, Exit> {
-    let (_, member) = ctx.client_endpoint();
-    let Some(member) = member else {
-        ctx.world.run_for(duration_ms);
-        return Ok(Watched::Stopped);
-    };
-    let responses = match first_responses(ctx, member, &req) {
-        Some(responses) => Ok(responses),
-        None => ctx.world.watch(member, req, duration_ms),
-    };
-    print_responses(ctx, member, responses, exec)
 }
 
 /// A printer that cannot show a response makes etcdctl exit at the first one, so it does not
@@ -149,6 +129,30 @@ pub struct Streaming {
 }
 
 impl Streaming {
+    /// A watch on `member` (None: an address nothing answers at) for `duration_ms`, or why
+    /// it could not start.
+    fn open(
+        world: &mut Cluster,
+        member: Option<MemberId>,
+        req: WatchRequest,
+        duration_ms: Millis,
+        exec: Vec<String>,
+    ) -> Result<Streaming, (MemberId, ClientError)> {
+        let end_ms = world.now() + duration_ms;
+        let stream = match member {
+            None => None,
+            Some(member) => match world.start_watch(member, req, duration_ms) {
+                Ok(stream) => Some((member, stream)),
+                Err(e) => return Err((member, e)),
+            },
+        };
+        Ok(Streaming {
+            stream,
+            end_ms,
+            exec,
+        })
+    }
+
     pub fn end_ms(&self) -> Millis {
         self.end_ms
     }
@@ -169,14 +173,18 @@ impl Streaming {
 
     /// Prints every response, and ends as `watch` ends.
     pub fn finish(self, ctx: &mut Ctx) -> CmdResult {
-        let watched = match self.stream {
+        let watched = self.print(ctx)?;
+        watched_exit(ctx, watched)
+    }
+
+    fn print(self, ctx: &mut Ctx) -> Result<Watched, Exit> {
+        match self.stream {
             Some((member, stream)) => {
                 let responses = stream.finish(ctx.world);
-                print_responses(ctx, member, Ok(responses), &self.exec)?
+                print_responses(ctx, member, Ok(responses), &self.exec)
             }
-            None => Watched::Stopped,
-        };
-        watched_exit(ctx, watched)
+            None => Ok(Watched::Stopped),
+        }
     }
 }
 
@@ -258,69 +266,171 @@ pub fn watch(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
     let req = watch_request(p, &watch_args).map_err(|e| Exit::new(EXIT_BAD_ARGS, e))?;
     let end_ms = ctx.world.now() + ctx.stop.ms();
     let (_, member) = ctx.client_endpoint();
-    let stream = match member {
-        None => None,
-        Some(member) => {
-            if let Some(responses) = first_responses(ctx, member, &req) {
-                let watched = print_responses(ctx, member, Ok(responses), &exec)?;
-                return watched_exit(ctx, watched);
-            }
-            let duration = end_ms - ctx.world.now();
-            match ctx.world.start_watch(member, req, duration) {
-                Ok(stream) => Some((member, stream)),
-                Err(e) => {
-                    let watched = print_responses(ctx, member, Err(e), &exec)?;
-                    return watched_exit(ctx, watched);
-                }
-            }
+    if let Some(member) = member {
+        if let Some(responses) = first_responses(ctx, member, &req) {
+            let watched = print_responses(ctx, member, Ok(responses), &exec)?;
+            return watched_exit(ctx, watched);
         }
+    }
+    let duration = end_ms - ctx.world.now();
+    match Streaming::open(ctx.world, member, req, duration, exec) {
+        Ok(streaming) => ctx.later = Some(super::Work::Watch(Box::new(streaming))),
+        Err((member, e)) => {
+            let watched = print_responses(ctx, member, Err(e), &[])?;
+            return watched_exit(ctx, watched);
+        }
+    }
+    Ok(())
+}
+
+/// `watch -i`: one `watch ...` request per stdin line, read as time passes (in the page's
+/// slices too, as a watch's stream is).
+fn interactive(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
+    init_display(ctx, p)?;
+    let now = ctx.world.now();
+    let deadline = match ctx.stop {
+        Stop::Timeout(limit) => Some(now + limit),
+        Stop::Default(_) => None,
     };
-    ctx.later = Some(super::Work::Watch(Box::new(Streaming {
-        stream,
-        end_ms,
-        exec,
+    let lines = ctx.stdin.matches('\n').count() as Millis;
+    let planned = now + lines * DEFAULT_STREAM_MS;
+    ctx.later = Some(super::Work::WatchLines(Box::new(Interactive {
+        stdin: ctx.stdin.to_string(),
+        read_to: 0,
+        current: None,
+        read: Vec::new(),
+        deadline,
+        planned_end_ms: deadline.map_or(planned, |d| d.min(planned)),
+        ended: None,
     })));
     Ok(())
 }
 
-/// `watch -i`: one `watch ...` request per stdin line; each runs for the stream duration
-/// (the lines are taken as typed a while apart).
-fn interactive(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
-    init_display(ctx, p)?;
-    let stdin = ctx.stdin.to_string();
-    let mut rest = stdin.as_str();
-    loop {
-        let Some(i) = rest.find('\n') else {
-            return Err(Exit::new(
-                EXIT_INVALID_INPUT,
-                "Error reading watch request line: EOF",
-            ));
-        };
-        let line = &rest[..i];
-        rest = &rest[i + 1..];
-        let words: Vec<String> = shlex::split(line).unwrap_or_default();
-        if words.first().map(String::as_str) != Some("watch") {
-            ctx.eprint(&format!("Invalid command {line} (only support watch)\n"));
-            continue;
+/// `watch -i`'s lines. Each line's watch streams for the default stream duration (the lines
+/// are taken as typed a while apart), but under a timeout the last one streams until it, and
+/// the timeout stops the command wherever it is, as it stops the process.
+#[derive(Clone, Debug)]
+pub struct Interactive {
+    stdin: String,
+    /// How much of `stdin` was read.
+    read_to: usize,
+    /// The watch of the line read last, while it streams.
+    current: Option<Streaming>,
+    /// What each line read before came to, in order.
+    read: Vec<Line>,
+    deadline: Option<Millis>,
+    planned_end_ms: Millis,
+    /// How the command ends, once no line is left to read.
+    ended: Option<Exit>,
+}
+
+/// One line of `watch -i`'s input, once read.
+#[derive(Clone, Debug)]
+enum Line {
+    /// What etcdctl says on standard error of a line it does not take.
+    Refused(String),
+    Watched(Streaming),
+    NotStarted(MemberId, ClientError),
+}
+
+impl Interactive {
+    pub fn end_ms(&self) -> Millis {
+        self.planned_end_ms
+    }
+
+    /// Lets time pass up to `slice_end` at most, reading lines as their turn comes; whether
+    /// the command is over. `endpoint` is the member a line's watch goes to now.
+    pub fn run(
+        &mut self,
+        clock: &mut dyn Clock,
+        slice_end: Millis,
+        endpoint: &dyn Fn(&Cluster) -> Option<MemberId>,
+    ) -> bool {
+        let slice_end = self.deadline.map_or(slice_end, |d| d.min(slice_end));
+        loop {
+            if let Some(watch) = &mut self.current {
+                let over = watch.run(clock, slice_end);
+                let timed_out = self.deadline.is_some_and(|d| clock.world().now() >= d);
+                if !over && !timed_out {
+                    return false;
+                }
+                self.read.extend(self.current.take().map(Line::Watched));
+            }
+            if self.deadline.is_some_and(|d| clock.world().now() >= d) && self.ended.is_none() {
+                self.ended = Some(Exit::quiet(EXIT_TIMEOUT));
+            }
+            if self.ended.is_some() {
+                return true;
+            }
+            self.read_line(clock.world(), endpoint);
         }
-        let local = args::Spec {
-            flags: &FLAGS,
-            ..*spec("watch")
+    }
+
+    fn read_line(&mut self, world: &mut Cluster, endpoint: &dyn Fn(&Cluster) -> Option<MemberId>) {
+        let Some(n) = self.stdin[self.read_to..].find('\n') else {
+            self.ended = Some(eof());
+            return;
         };
-        let parsed =
-            args::parse_local(&local, &words[1..]).map_err(|e| Exit::new(EXIT_BAD_ARGS, e.0))?;
-        let (watch_args, exec) = match parsed.dash_at {
-            Some(at) => (parsed.args[..at].to_vec(), parsed.args[at..].to_vec()),
-            None => (parsed.args.clone(), Vec::new()),
-        };
-        let req = match watch_request(&parsed, &watch_args) {
-            Ok(r) => r,
-            Err(e) => {
-                ctx.eprint(&format!("Invalid command {line} ({e})\n"));
-                continue;
+        let line = &self.stdin[self.read_to..self.read_to + n];
+        self.read_to += n + 1;
+        let (req, exec) = match parse_line(line) {
+            Ok(parsed) => parsed,
+            Err(Ok(refused)) => {
+                self.read.push(Line::Refused(refused));
+                return;
+            }
+            Err(Err(exit)) => {
+                self.ended = Some(exit);
+                return;
             }
         };
-        let duration = ctx.stop.ms();
-        run_watch(ctx, req, &exec, duration)?;
+        let last = !self.stdin[self.read_to..].contains('\n');
+        let duration = match self.deadline {
+            Some(d) if last => d.saturating_sub(world.now()),
+            _ => DEFAULT_STREAM_MS,
+        };
+        match Streaming::open(world, endpoint(world), req, duration, exec) {
+            Ok(watch) => self.current = Some(watch),
+            Err((member, e)) => self.read.push(Line::NotStarted(member, e)),
+        }
     }
+
+    /// Prints what every line came to, in order, and ends as the lines ended.
+    pub fn finish(self, ctx: &mut Ctx) -> CmdResult {
+        for line in self.read.into_iter().chain(self.current.map(Line::Watched)) {
+            match line {
+                Line::Refused(text) => ctx.eprint(&text),
+                Line::Watched(watch) => _ = watch.print(ctx)?,
+                Line::NotStarted(member, e) => _ = print_responses(ctx, member, Err(e), &[])?,
+            }
+        }
+        Err(self.ended.unwrap_or_else(eof))
+    }
+}
+
+/// A line of `watch -i`'s input as a watch request and its exec command, or what etcdctl
+/// says of it (`Ok`: on standard error, and it reads on; `Err`: it exits).
+fn parse_line(line: &str) -> Result<(WatchRequest, Vec<String>), Result<String, Exit>> {
+    let words: Vec<String> = shlex::split(line).unwrap_or_default();
+    if words.first().map(String::as_str) != Some("watch") {
+        return Err(Ok(format!("Invalid command {line} (only support watch)\n")));
+    }
+    let local = args::Spec {
+        flags: &FLAGS,
+        ..*spec("watch")
+    };
+    let parsed =
+        args::parse_local(&local, &words[1..]).map_err(|e| Err(Exit::new(EXIT_BAD_ARGS, e.0)))?;
+    let (watch_args, exec) = match parsed.dash_at {
+        Some(at) => (parsed.args[..at].to_vec(), parsed.args[at..].to_vec()),
+        None => (parsed.args.clone(), Vec::new()),
+    };
+    let req = watch_request(&parsed, &watch_args)
+        .map_err(|e| Ok(format!("Invalid command {line} ({e})\n")))?;
+    Ok((req, exec))
+}
+
+/// How `watch -i` ends when its input does.
+fn eof() -> Exit {
+    Exit::new(EXIT_INVALID_INPUT, "Error reading watch request line: EOF")
 }
