@@ -152,35 +152,28 @@ pub fn start_etcdctl(
         return (out, None);
     }
     let Invocation { args, stdin, env } = run;
-    let endpoints = vec![endpoint::default_endpoint(world)];
-    let mut ctx = Ctx {
-        world,
-        files,
-        out: Output::default(),
+    let client = Client {
         printer: Printer::new(Format::Simple, false),
-        endpoints,
+        endpoints: vec![endpoint::default_endpoint(world)],
         command_timeout_ms: 5_000,
         nargs: args.len(),
         stop,
-        stdin: stdin.unwrap_or(""),
-        env,
-        unanswered: None,
         tls: tls::ClientTls::default(),
-        later: None,
     };
+    let mut ctx = Ctx::of(
+        world,
+        files,
+        client,
+        env,
+        stdin.unwrap_or(""),
+        Output::default(),
+    );
     let result = dispatch(&mut ctx, args);
     match (result, ctx.later.take()) {
         (Ok(()), Some(work)) => {
             let continued = Continued {
                 work,
-                client: Client {
-                    printer: ctx.printer,
-                    endpoints: std::mem::take(&mut ctx.endpoints),
-                    command_timeout_ms: ctx.command_timeout_ms,
-                    nargs: ctx.nargs,
-                    stop: ctx.stop,
-                    tls: std::mem::take(&mut ctx.tls),
-                },
+                client: ctx.client(),
                 env: env.clone(),
                 out: std::mem::take(&mut ctx.out),
             };
@@ -279,21 +272,7 @@ impl Continued {
             env,
             out,
         } = self;
-        let mut ctx = Ctx {
-            world,
-            files,
-            out,
-            printer: client.printer,
-            endpoints: client.endpoints,
-            command_timeout_ms: client.command_timeout_ms,
-            nargs: client.nargs,
-            stop: client.stop,
-            stdin: "",
-            env: &env,
-            unanswered: None,
-            tls: client.tls,
-            later: None,
-        };
+        let mut ctx = Ctx::of(world, files, client, &env, "", out);
         let result = match work {
             Work::Perf { load, rate } => maintenance::perf_verdict(&mut ctx, load, rate),
             Work::Watch(w) => w.finish(&mut ctx),
@@ -383,6 +362,46 @@ fn pick_endpoint(
     let ep = endpoints.first().cloned().unwrap_or_default();
     let m = endpoint_member(world, &ep, tls);
     (ep, m)
+}
+
+impl<'a> Ctx<'a> {
+    /// A command's context on `client`, which it made (or made before, for its work).
+    fn of(
+        world: &'a mut Cluster,
+        files: &'a mut BTreeMap<String, Vec<u8>>,
+        client: Client,
+        env: &'a Env,
+        stdin: &'a str,
+        out: Output,
+    ) -> Ctx<'a> {
+        Ctx {
+            world,
+            files,
+            out,
+            printer: client.printer,
+            endpoints: client.endpoints,
+            command_timeout_ms: client.command_timeout_ms,
+            nargs: client.nargs,
+            stop: client.stop,
+            stdin,
+            env,
+            unanswered: None,
+            tls: client.tls,
+            later: None,
+        }
+    }
+
+    /// The client the command made, kept for its work.
+    fn client(&mut self) -> Client {
+        Client {
+            printer: self.printer,
+            endpoints: std::mem::take(&mut self.endpoints),
+            command_timeout_ms: self.command_timeout_ms,
+            nargs: self.nargs,
+            stop: self.stop,
+            tls: std::mem::take(&mut self.tls),
+        }
+    }
 }
 
 impl Ctx<'_> {
