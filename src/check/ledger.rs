@@ -82,16 +82,17 @@ impl<V: Clone + PartialEq> Ledger<V> {
             self.base = number;
         }
         // Chunks of a gap in the records are one until written.
-        let blank: Chunk = vec![None; CHUNK].into();
+        let blank = std::cell::OnceCell::new();
+        let blank = || Chunk::clone(blank.get_or_init(|| vec![None; CHUNK].into()));
         while number < self.base {
-            self.chunks.push_front(blank.clone());
+            self.chunks.push_front(blank());
             self.base -= 1;
         }
         let (chunk, at) = self
             .locate(index)
             .expect("the chunks begin at or before it");
         while self.chunks.len() <= chunk {
-            self.chunks.push_back(blank.clone());
+            self.chunks.push_back(blank());
         }
         let slots = Arc::make_mut(&mut self.chunks[chunk]);
         if slots[at].replace(seen).is_none() {
