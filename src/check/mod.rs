@@ -381,8 +381,9 @@ fn hears_quorum(cluster: &Scope, node: &Raft) -> bool {
 /// An entry as a checker keeps it to compare it and to name it in a violation (the record it
 /// sits in knows its index and term): its data, which the logs share, formatted only when a
 /// violation is reported (a formatted string per index per checker was kept for the whole
-/// run), and digested when compared (a digest beside the data was 8 bytes a record); or only
-/// its digest, when no log held it any more.
+/// run), and compared whole with a log's entry or digested to compare with an applied one (a
+/// digest beside the data was 8 bytes a record); or only its digest, when no log held it any
+/// more.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Seen {
     Entry(crate::raft::EntryKind, crate::raft::EntryData),
