@@ -45,6 +45,8 @@ pub struct Session {
     /// Running a command substitution: its command is part of the line recorded, not one of
     /// its own.
     substituting: bool,
+    /// The command substitutions of the line being expanded.
+    substitutions: Substitutions,
     /// Every command line run and what it printed (bounded).
     pub(super) transcript: Transcript,
     /// The goal whose `ever` predicates are looked at after every event.
@@ -62,7 +64,8 @@ pub struct Session {
     start_ms: Millis,
 }
 
-/// A command whose virtual time is still passing: its output is known, its time not yet run.
+/// A command whose virtual time is still passing: its output is known, its time not yet run
+/// (or a substitution of its line is still running: the command has not run yet).
 #[derive(Clone, Debug)]
 pub struct Running {
     /// When it was typed: time, and events handled.
@@ -74,6 +77,22 @@ pub struct Running {
     until_ms: Millis,
     /// What it left running: done once that is over (a wait, by `until_ms` at the latest).
     later: Option<Later>,
+    /// A command substitution of the line still letting its time pass: the line's command
+    /// has not run yet, and runs once that is over.
+    waiting: Option<Box<Substitutions>>,
+    /// It is a command substitution: part of its line, recorded with it.
+    substituted: bool,
+}
+
+/// A line's command substitutions, while it is expanded: what the finished ones printed, and
+/// the one still letting its time pass (`$(wait 1h)`, `$(timeout 60 etcdctl watch k)`),
+/// which the line waits for. Once that one is over, the line is expanded again from its
+/// start, reading what the finished ones printed instead of running them again.
+#[derive(Clone, Debug, Default)]
+struct Substitutions {
+    done: Vec<Output>,
+    next: usize,
+    paused: Option<Box<Running>>,
 }
 
 impl Running {
@@ -108,6 +127,7 @@ impl Session {
             monitor: None,
             vars: shell::env::Vars::default(),
             substituting: false,
+            substitutions: Substitutions::default(),
             transcript: Transcript::default(),
             watch: None,
             mark: None,
@@ -258,41 +278,90 @@ impl Session {
     /// `execute` is `start`, `resume` to the end and `finish`, so a command run in slices
     /// (the page) ends as the same command run at once (the CLI, transcripts).
     pub fn start(&mut self, line: &str, stdin: Option<&str>) -> Running {
-        let started = (self.world.now(), self.world.steps());
+        let typed = Typed {
+            line,
+            stdin,
+            started: (self.world.now(), self.world.steps()),
+        };
+        self.run_line(typed, self.substituting, Substitutions::default())
+    }
+
+    /// `start`, for a line typed at `typed.started` whose finished substitutions printed what
+    /// `substitutions` holds: it runs up to its command's time, or to a substitution that
+    /// lets time pass.
+    fn run_line(
+        &mut self,
+        typed: Typed,
+        substituted: bool,
+        substitutions: Substitutions,
+    ) -> Running {
         // A command substitution settles its own wait before its line goes on.
         let outer = std::mem::take(&mut self.owed_ms);
         let outer_later = self.later.take();
-        let out = self.try_execute(line, stdin).unwrap_or_else(Output::error);
+        let outer_substitutions = std::mem::replace(&mut self.substitutions, substitutions);
+        let was = std::mem::replace(&mut self.substituting, substituted);
+        let out = self
+            .try_execute(typed.line, typed.stdin, typed.started)
+            .unwrap_or_else(Output::error);
         self.follow_manifests();
+        self.substituting = was;
         let owed = std::mem::replace(&mut self.owed_ms, outer);
         let later = std::mem::replace(&mut self.later, outer_later);
-        let from_ms = self.world.now();
-        let until_ms = later.as_ref().map_or(from_ms + owed, Later::until_ms);
-        // What a command left running may end long before its deadline.
-        if later.is_none() {
+        let substitutions = std::mem::replace(&mut self.substitutions, outer_substitutions);
+        let mut from_ms = self.world.now();
+        let mut until_ms = later.as_ref().map_or(from_ms + owed, Later::until_ms);
+        let waiting = substitutions
+            .paused
+            .is_some()
+            .then(|| Box::new(substitutions));
+        if let Some(paused) = waiting.as_ref().and_then(|w| w.paused.as_ref()) {
+            (from_ms, until_ms) = (paused.from_ms, paused.until_ms);
+        } else if later.is_none() {
+            // What a command left running may end long before its deadline.
             self.timeline.expect_until(until_ms);
         }
         Running {
-            started,
-            line: line.to_string(),
-            stdin: stdin.map(str::to_string),
+            started: typed.started,
+            line: typed.line.to_string(),
+            stdin: typed.stdin.map(str::to_string),
             out,
             from_ms,
             until_ms,
             later,
+            waiting,
+            substituted,
         }
     }
 
     /// Lets at most `most_ms` more of `run`'s virtual time pass; whether all of it has (what
     /// the command left running: whether it is over).
     pub fn resume(&mut self, run: &mut Running, most_ms: Millis) -> bool {
+        let slice_end = self.world.now().saturating_add(most_ms);
+        while let Some(mut waiting) = run.waiting.take() {
+            let Some(mut paused) = waiting.paused.take() else {
+                break;
+            };
+            let left = slice_end.saturating_sub(self.world.now());
+            if !self.resume(&mut paused, left) {
+                waiting.paused = Some(paused);
+                run.waiting = Some(waiting);
+                return false;
+            }
+            waiting.done.push(self.finish(*paused));
+            waiting.next = 0;
+            let typed = Typed {
+                line: &run.line,
+                stdin: run.stdin.as_deref(),
+                started: run.started,
+            };
+            *run = self.run_line(typed, run.substituted, *waiting);
+        }
         if let Some(later) = &mut run.later {
-            let slice_end = self.world.now().saturating_add(most_ms);
             return later.run(self, slice_end);
         }
-        let left = run.until_ms.saturating_sub(self.world.now());
+        let left = run.until_ms.min(slice_end).saturating_sub(self.world.now());
         if left > 0 {
-            self.run_for(left.min(most_ms));
+            self.run_for(left);
         }
         self.world.now() >= run.until_ms
     }
@@ -305,8 +374,15 @@ impl Session {
             stdin,
             mut out,
             later,
+            waiting,
+            substituted,
             ..
         } = run;
+        let was = std::mem::replace(&mut self.substituting, substituted);
+        // Ended before its substitution was over: the line's command never ran.
+        if let Some(paused) = waiting.and_then(|w| w.paused) {
+            self.finish(*paused);
+        }
         if let Some(later) = later {
             let typed = Typed {
                 line: &line,
@@ -327,6 +403,7 @@ impl Session {
             });
         }
         self.observe_goal();
+        self.substituting = was;
         out
     }
 
@@ -339,9 +416,15 @@ impl Session {
         });
     }
 
-    fn try_execute(&mut self, line: &str, stdin: Option<&str>) -> Result<Output, ConsoleError> {
+    /// Runs `line`, typed at `typed` (time, events handled); a default output while one of
+    /// its substitutions lets time pass (`self.substitutions.paused`: the line waits for it).
+    fn try_execute(
+        &mut self,
+        line: &str,
+        stdin: Option<&str>,
+        typed: (Millis, u64),
+    ) -> Result<Output, ConsoleError> {
         // Shell variables and command substitutions first; the line is recorded as typed.
-        let start = (self.world.now(), self.world.steps());
         let raw = shell::raw_words(line).unwrap_or_default();
         let assignments: Vec<(&str, &str)> = raw
             .iter()
@@ -351,20 +434,24 @@ impl Session {
             // bash splits no words in an assignment: `v=$(…)` keeps the output whole.
             let mut said = Output::default();
             for (name, value) in assignments {
-                let (value, substituted) = self.expand(value)?;
+                let Some((value, substituted)) = self.expand(value)? else {
+                    return Ok(Output::default());
+                };
                 self.vars.set(name, &shell::words(&value)?.join(" "));
                 said.stderr.push_str(&substituted.stderr);
                 said.code = substituted.code;
             }
-            self.command_start = start;
+            self.command_start = typed;
             self.record_with_stdin(line, stdin);
             return Ok(said);
         }
-        let (expanded, substituted) = self.expand(line)?;
+        let Some((expanded, substituted)) = self.expand(line)? else {
+            return Ok(Output::default());
+        };
         let recorded = self.history.len();
         let mut out = self.execute_pipeline(&expanded, stdin)?;
         if expanded != line && self.history.len() > recorded {
-            self.history.rewrite_last(line, Some(start));
+            self.history.rewrite_last(line, Some(typed));
         }
         // bash prints what the substituted commands said on stderr before the command runs.
         out.stderr.insert_str(0, &substituted.stderr);
@@ -373,28 +460,53 @@ impl Session {
 
     /// `$NAME`, `${NAME}` and `$(command)` in `line`, the commands run (not recorded: the
     /// line that holds them is). With the line, what the substituted commands printed on
-    /// standard error and the last one's exit status (a bare assignment's, in bash).
-    fn expand(&mut self, line: &str) -> Result<(String, Output), ConsoleError> {
+    /// standard error and the last one's exit status (a bare assignment's, in bash). None
+    /// while a substitution lets time pass.
+    fn expand(&mut self, line: &str) -> Result<Option<(String, Output)>, ConsoleError> {
         if !line.contains('$') {
-            return Ok((line.to_string(), Output::default()));
+            return Ok(Some((line.to_string(), Output::default())));
         }
         let vars = self.vars.clone();
-        let was = std::mem::replace(&mut self.substituting, true);
         let mut said = Output::default();
         let result = shell::expand(
             line,
             &|name| vars.get(name).cloned().unwrap_or_default(),
             &mut |command| {
-                let out = self.execute(command, None);
+                let out = self.substitute(command).unwrap_or_default();
                 said.stderr.push_str(&out.stderr);
                 said.code = out.code;
                 out.stdout
             },
         );
-        self.substituting = was;
+        if self.substitutions.paused.is_some() {
+            return Ok(None);
+        }
         result
-            .map(|text| (text, said))
+            .map(|text| Some((text, said)))
             .map_err(ConsoleError::Syntax)
+    }
+
+    /// What the line's next substitution, `command`, printed: read from an earlier expansion
+    /// of the line, or run now. None once one lets time pass: the rest of the line waits.
+    fn substitute(&mut self, command: &str) -> Option<Output> {
+        if self.substitutions.paused.is_some() {
+            return None;
+        }
+        let n = self.substitutions.next;
+        self.substitutions.next += 1;
+        if let Some(out) = self.substitutions.done.get(n) {
+            return Some(out.clone());
+        }
+        let was = std::mem::replace(&mut self.substituting, true);
+        let mut run = self.start(command, None);
+        self.substituting = was;
+        if !self.resume(&mut run, 0) {
+            self.substitutions.paused = Some(Box::new(run));
+            return None;
+        }
+        let out = self.finish(run);
+        self.substitutions.done.push(out.clone());
+        Some(out)
     }
 
     fn execute_pipeline(

@@ -249,6 +249,51 @@ mod tests {
         assert!(renewing.count() >= 50, "in slices");
     }
 
+    /// A command inside `$(…)` lets its time pass in slices too (issue 15: no command holds
+    /// the page), its line waiting for it: the line's command runs once its substitutions
+    /// are over, with what they printed, and everything ends as run at once.
+    #[test]
+    fn a_substitution_lets_its_time_pass_in_slices_and_its_line_waits_for_it() {
+        const SUBS: &str = "wait leader\nkube up\nn=$(timeout 30 etcdctl watch --prefix /registry/leases/kube-system | grep -c ^/registry)\netcdctl put k \"$(wait 10m)$(echo $(wait 20m)late)$(etcdctl get nothing)\"\netcdctl get k --print-value-only\necho $n $(wait 5h)\n";
+        let (whole, at_once) = at_once(SUBS);
+        let (sliced, outputs, slices, seen) = in_slices(SUBS, 1_000);
+        assert_eq!(outputs, at_once);
+        assert_eq!(sliced.world.now(), whole.world.now());
+        assert_eq!(sliced.world.trace_hash(), whole.world.trace_hash());
+        assert_eq!(sliced.export_script(), whole.export_script());
+        let renewals: u32 = outputs[5].stdout.trim().parse().unwrap_or(0);
+        assert!(renewals >= 2 * 14, "{:?}", outputs[5]);
+        assert_eq!(outputs[3].stdout, "OK\n");
+        assert_eq!(outputs[4].stdout, "late\n");
+        assert!(
+            outputs[5].stderr.starts_with("Error: wait 5h: longer"),
+            "{:?}",
+            outputs[5]
+        );
+        let put = sliced
+            .history()
+            .iter()
+            .find(|h| h.line.starts_with("etcdctl put"));
+        let put = put.expect("the put is one entry of the history, as typed");
+        assert!(put.end_ms - put.time_ms >= 30 * 60_000, "{put:?}");
+        assert!(!whole.export_script().contains("\nwait 10m\n"));
+        assert!(slices > 30 * 60, "{slices} slices");
+        // The page's progress follows each substitution's time, in slices (with Kubernetes
+        // up, a slice may end a moment past its second: a controller's request in it).
+        for total in [30_000, 10 * 60_000, 20 * 60_000] {
+            let done: Vec<Millis> = seen
+                .iter()
+                .filter(|p| p.total_ms == total)
+                .map(|p| p.done_ms)
+                .collect();
+            assert!(
+                done.iter().any(|d| *d > 0 && *d < total),
+                "{total}: {done:?}"
+            );
+            assert!(done.len() as Millis >= total / 1_100, "{done:?}");
+        }
+    }
+
     /// A slice never runs more virtual time than it was given, nor starts more lines.
     #[test]
     fn a_slice_stays_within_its_budget() {
