@@ -4,6 +4,7 @@
 //! writes/s on 3 members), and a time-travel copy shares every sealed run.
 
 use super::log::Entry;
+use crate::base::Index;
 use crate::base::sharing::{hash_of, share, Recent};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -73,6 +74,10 @@ impl Entries {
     }
 
     pub fn push_back(&mut self, e: Entry) {
+        if self.open.is_empty() {
+            // The run's whole room at once: one allocation, not one per doubling up to it.
+            self.open.reserve_exact(self.room_from(e.index));
+        }
         self.open.push(e);
         self.len += 1;
         if self.open.len() == self.open_room() {
@@ -152,9 +157,14 @@ impl Entries {
     /// How many entries the open run takes before it is sealed: a full run's, or up to the
     /// next multiple of [`RUN`] for a log's first run.
     fn open_room(&self) -> usize {
-        match (self.sealed.is_empty(), self.open.first()) {
-            (true, Some(e)) => RUN - (e.index.wrapping_sub(1) % RUN as u64) as usize,
-            _ => RUN,
+        self.open.first().map_or(RUN, |e| self.room_from(e.index))
+    }
+
+    /// The room of an open run starting at `first`.
+    fn room_from(&self, first: Index) -> usize {
+        match self.sealed.is_empty() {
+            true => RUN - (first.wrapping_sub(1) % RUN as u64) as usize,
+            false => RUN,
         }
     }
 }
