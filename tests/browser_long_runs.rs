@@ -29,6 +29,19 @@ async fn record_progress(page: &Page) -> Result {
     Ok(())
 }
 
+/// Records the page's long tasks (over 50 ms) from now on, in `window.__tasks` (printed by
+/// the tests, never asserted: wall time on a shared machine is no test's business).
+async fn watch_long_tasks(page: &Page) -> Result {
+    page.execute(
+        "window.__tasks = [];
+         new PerformanceObserver(l => l.getEntries().forEach(
+             e => window.__tasks.push(Math.round(e.duration)))).observe({type: 'longtask'});",
+        vec![],
+    )
+    .await?;
+    Ok(())
+}
+
 /// The (done, total) values recorded, in virtual ms.
 async fn progress_seen(page: &Page) -> Result<Vec<(u64, u64)>> {
     let v = page.execute("return window.__progress;", vec![]).await?;
@@ -80,6 +93,48 @@ fn a_long_wait_shows_its_progress_and_ends_as_the_cli_does() {
             assert!(after.contains("OK"), "{after}");
             let now = page.sim_time().await?.unwrap_or(0);
             assert!(now >= start + hour, "{start} → {now}");
+            Ok(())
+        },
+    );
+}
+
+/// A command inside `$(…)` that lets an hour pass: the page runs its hour in slices, showing
+/// how far it is, and the line's own command (a put of what the substitution printed) runs
+/// at its end, as the CLI runs it.
+#[test]
+fn a_substitutions_hour_runs_in_slices_and_its_line_after_it() {
+    story(
+        "a_substitutions_hour_runs_in_slices_and_its_line_after_it",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            page.wait_single_leader().await?;
+            page.pause().await?;
+            let start = page.sim_time().await?.unwrap_or(0);
+            record_progress(&page).await?;
+            watch_long_tasks(&page).await?;
+            let line = "etcdctl put k \"$(wait 1h)$(echo later)\"";
+            page.type_text(
+                CONSOLE,
+                &format!("{line}\netcdctl get k --print-value-only\n"),
+            )
+            .await?;
+            let out = page.wait_console_output("$ etcdctl get k").await?;
+            let seen = progress_seen(&page).await?;
+            let hour = 3_600_000;
+            let mut done: Vec<u64> = seen.iter().filter(|p| p.1 == hour).map(|p| p.0).collect();
+            done.dedup();
+            println!("progress seen: {} values of the hour", done.len());
+            assert!(done.iter().any(|&d| d > 0 && d < hour), "{seen:?}");
+            assert!(done.len() >= 3, "in slices: {done:?}");
+            let put = &out[out.find(line).unwrap_or(0)..];
+            assert!(put.contains("OK"), "{put}");
+            let get = &out[out.rfind("$ etcdctl get k").unwrap_or(0)..];
+            assert!(get.contains("later"), "{get}");
+            let now = page.sim_time().await?.unwrap_or(0);
+            assert!(now >= start + hour, "{start} → {now}");
+            let tasks = page.execute("return window.__tasks;", vec![]).await?;
+            println!("long tasks meanwhile (ms): {tasks}");
+            page.screenshot("long-runs-substitution").await?;
             Ok(())
         },
     );
@@ -229,13 +284,7 @@ fn check_perf_runs_its_minute_of_load_in_slices() {
             page.wait_single_leader().await?;
             page.pause().await?;
             record_progress(&page).await?;
-            page.execute(
-                "window.__tasks = [];
-                 new PerformanceObserver(l => l.getEntries().forEach(
-                     e => window.__tasks.push(Math.round(e.duration)))).observe({type: 'longtask'});",
-                vec![],
-            )
-            .await?;
+            watch_long_tasks(&page).await?;
             page.type_text(CONSOLE, "etcdctl check perf\n").await?;
             wait_for("the verdicts", async || {
                 let out = page.console_output().await?;

@@ -4,8 +4,8 @@
 //! writes/s on 3 members), and a time-travel copy shares every sealed run.
 
 use super::log::Entry;
-use crate::base::Index;
 use crate::base::sharing::{hash_of, share, Recent};
+use crate::base::Index;
 use std::cell::RefCell;
 use std::sync::Arc;
 
