@@ -119,6 +119,8 @@ fn a_substitutions_hour_runs_in_slices_and_its_line_after_it() {
             )
             .await?;
             let out = page.wait_console_output("$ etcdctl get k").await?;
+            let tasks = page.execute("return window.__tasks;", vec![]).await?;
+            println!("long tasks meanwhile (ms): {tasks}");
             let seen = progress_seen(&page).await?;
             let hour = 3_600_000;
             let mut done: Vec<u64> = seen.iter().filter(|p| p.1 == hour).map(|p| p.0).collect();
@@ -132,8 +134,6 @@ fn a_substitutions_hour_runs_in_slices_and_its_line_after_it() {
             assert!(get.contains("later"), "{get}");
             let now = page.sim_time().await?.unwrap_or(0);
             assert!(now >= start + hour, "{start} → {now}");
-            let tasks = page.execute("return window.__tasks;", vec![]).await?;
-            println!("long tasks meanwhile (ms): {tasks}");
             page.screenshot("long-runs-substitution").await?;
             Ok(())
         },
