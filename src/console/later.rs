@@ -3,8 +3,8 @@
 //! it after the command ([`Session::resume`]), all at once (the CLI) or in slices (the page),
 //! and its end prints what the command printed at its end.
 
-use super::etcdctl::Continued;
 use super::verbs::Awaited;
+use super::{etcdctl, kubectl};
 use super::{shell, Output, Session};
 use crate::base::Millis;
 use crate::etcd::Clock;
@@ -21,13 +21,21 @@ pub struct Typed<'a> {
 pub enum Later {
     /// `wait leader`, `wait until`.
     Wait(Awaited),
-    /// `etcdctl check perf`'s load, `etcdctl watch`'s stream.
-    Etcdctl {
-        work: Box<Continued>,
+    /// A tool's work: `etcdctl check perf`'s load, `etcdctl watch`'s stream, `kubectl
+    /// rollout status`'s wait.
+    Tool {
+        work: Tool,
         /// The filters of the pipeline it began (`etcdctl check perf | grep FAIL`), which
         /// read its output once it is all printed.
         pipe: Vec<Vec<String>>,
     },
+}
+
+/// The tool whose command left work running.
+#[derive(Clone, Debug)]
+pub enum Tool {
+    Etcdctl(Box<etcdctl::Continued>),
+    Kubectl(Box<kubectl::Continued>),
 }
 
 impl Later {
@@ -35,7 +43,14 @@ impl Later {
     pub fn until_ms(&self) -> Millis {
         match self {
             Later::Wait(a) => a.deadline_ms(),
-            Later::Etcdctl { work, .. } => work.planned_end_ms(),
+            Later::Tool {
+                work: Tool::Etcdctl(work),
+                ..
+            } => work.planned_end_ms(),
+            Later::Tool {
+                work: Tool::Kubectl(work),
+                ..
+            } => work.deadline_ms(),
         }
     }
 
@@ -43,7 +58,14 @@ impl Later {
     pub fn run(&mut self, s: &mut Session, slice_end: Millis) -> bool {
         match self {
             Later::Wait(a) => a.run(s, slice_end),
-            Later::Etcdctl { work, .. } => work.run(s, slice_end),
+            Later::Tool {
+                work: Tool::Etcdctl(work),
+                ..
+            } => work.run(s, slice_end),
+            Later::Tool {
+                work: Tool::Kubectl(work),
+                ..
+            } => look_until(work, s, slice_end),
         }
     }
 
@@ -59,10 +81,16 @@ impl Later {
                     out.code = failed.code;
                 }
             }
-            Later::Etcdctl { work, pipe } => {
-                let mut files = std::mem::take(&mut s.files);
-                let said = work.finish(&mut s.world, &mut files);
-                s.files = files;
+            Later::Tool { work, pipe } => {
+                let said = match work {
+                    Tool::Etcdctl(work) => {
+                        let mut files = std::mem::take(&mut s.files);
+                        let said = work.finish(&mut s.world, &mut files);
+                        s.files = files;
+                        said
+                    }
+                    Tool::Kubectl(work) => work.finish().into(),
+                };
                 out.stdout.push_str(&said.stdout);
                 out.stderr.push_str(&said.stderr);
                 out.code = said.code;
@@ -79,6 +107,19 @@ impl Later {
             }
         }
     }
+}
+
+/// kubectl's wait: the control plane runs on, a moment at a time, kubectl looking again after
+/// each, until the wait is over or the slice ends; whether the wait is over.
+fn look_until(work: &mut kubectl::Continued, s: &mut Session, slice_end: Millis) -> bool {
+    while s.world.now() < slice_end {
+        let next = work.next_look_ms(s.world.now());
+        Clock::advance_until(s, next);
+        if work.look(s.kube.as_mut(), &mut s.world, &s.files) {
+            return true;
+        }
+    }
+    false
 }
 
 /// A tool's work lets the session's time pass: Kubernetes acts meanwhile, and the checkers

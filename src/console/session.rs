@@ -5,7 +5,7 @@
 use super::error::ConsoleError;
 use super::goal::{Baseline, Watch};
 use super::history::{History, HistoryEntry};
-use super::later::{Later, Typed};
+use super::later::{Later, Tool, Typed};
 use super::timeline::Timeline;
 use super::transcript::{Finished, Transcript};
 use super::{shell, Output, WAIT_LEADER_LIMIT_MS};
@@ -409,9 +409,9 @@ impl Session {
 
     /// A tool's command left work running (`etcdctl check perf`): it goes on once the
     /// command returns, and the command is recorded at its end.
-    pub(super) fn continue_later(&mut self, work: super::etcdctl::Continued) {
-        self.later = Some(Later::Etcdctl {
-            work: Box::new(work),
+    pub(super) fn continue_later(&mut self, work: Tool) {
+        self.later = Some(Later::Tool {
+            work,
             pipe: Vec::new(),
         });
     }
@@ -538,7 +538,7 @@ impl Session {
         if self.history.len() > recorded {
             self.history.rewrite_last(line, None);
         }
-        if let Some(Later::Etcdctl { pipe, .. }) = &mut self.later {
+        if let Some(Later::Tool { pipe, .. }) = &mut self.later {
             // Its output is printed at its end: the filters read it then.
             *pipe = filters;
             return Ok(out);

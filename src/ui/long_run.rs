@@ -294,6 +294,79 @@ mod tests {
         }
     }
 
+    /// `kubectl rollout status` waits in slices too (issue 15: a Deployment the nodes cannot
+    /// hold must not freeze the page), looking at the Deployment every 200 ms of virtual time
+    /// as kubectl polls; it rolls out, or times out at its `--timeout`, as run at once.
+    #[test]
+    fn a_rollout_status_waits_in_slices_and_ends_as_at_once() {
+        const ROLLOUT: &str = "wait leader\nkube up\nkubectl create deployment web --image=nginx --replicas=3\nkubectl rollout status deploy/web\nkubectl create deployment big --image=nginx --replicas=400\nkubectl rollout status deploy/big --timeout=30s | grep -c Waiting\nkubectl rollout status deploy/big --timeout=5h\nkubectl get deploy big\n";
+        let (whole, at_once) = at_once(ROLLOUT);
+        let (sliced, outputs, _, seen) = in_slices(ROLLOUT, 1_000);
+        assert_eq!(outputs, at_once);
+        assert_eq!(sliced.world.now(), whole.world.now());
+        assert_eq!(sliced.world.trace_hash(), whole.world.trace_hash());
+        assert_eq!(sliced.export_script(), whole.export_script());
+        assert!(
+            outputs[3]
+                .stdout
+                .ends_with("deployment \"web\" successfully rolled out\n"),
+            "{:?}",
+            outputs[3]
+        );
+        let waiting: u32 = outputs[5].stdout.trim().parse().unwrap_or(0);
+        assert!(waiting > 2, "{:?}", outputs[5]);
+        assert_eq!(
+            outputs[5].stderr,
+            "error: timed out waiting for the condition\n"
+        );
+        assert!(outputs[6].stderr.contains("longer than the longest wait"));
+        assert!(outputs[7].stdout.contains("/400"), "{:?}", outputs[7]);
+        // Its 30 s count from its first look, a moment before the command returned.
+        let timing_out = seen
+            .iter()
+            .filter(|p| (29_000..=30_000).contains(&p.total_ms));
+        assert!(timing_out
+            .clone()
+            .any(|p| p.done_ms > 0 && p.done_ms < p.total_ms));
+        // A slice ends past its second by what the control plane's round in it takes: with
+        // 400 pods to create, seconds of virtual time (each write a round of Raft).
+        let done: Vec<_> = timing_out.map(|p| p.done_ms).collect();
+        assert!(done.len() >= 5, "in slices: {done:?}");
+    }
+
+    /// `kubectl delete` waits in slices for its objects to be gone, as kubectl does: it
+    /// deletes them all, then waits for them all (`--wait=false`: not at all); it ends as
+    /// run at once.
+    #[test]
+    fn a_delete_waits_in_slices_for_all_its_objects_and_ends_as_at_once() {
+        const DELETE: &str = "wait leader\nkube up\nkubectl create deployment web --image=nginx --replicas=3\nwait 10s\nkubectl delete $(kubectl get pods -o name)\nkubectl get pods --no-headers | grep -c Terminating\nkubectl delete $(kubectl get pods -o name) --wait=false\nkubectl get pods --no-headers | grep -c Terminating\n";
+        let (whole, at_once) = at_once(DELETE);
+        let (sliced, outputs, _, seen) = in_slices(DELETE, 1_000);
+        assert_eq!(outputs, at_once);
+        assert_eq!(sliced.world.now(), whole.world.now());
+        assert_eq!(sliced.world.trace_hash(), whole.world.trace_hash());
+        assert_eq!(sliced.export_script(), whole.export_script());
+        assert_eq!(outputs[4].stdout.matches("\" deleted\n").count(), 3);
+        assert_eq!(outputs[5].stdout, "0\n", "all gone after the wait");
+        assert_eq!(outputs[6].stdout.matches("\" deleted\n").count(), 3);
+        assert_eq!(outputs[7].stdout, "3\n", "none waited for");
+        let deletes: Vec<_> = sliced
+            .history()
+            .iter()
+            .filter(|h| h.line.starts_with("kubectl delete"))
+            .collect();
+        assert!(
+            deletes[0].end_ms - deletes[0].time_ms > 1_000,
+            "{deletes:?}"
+        );
+        assert!(
+            deletes[1].end_ms - deletes[1].time_ms < 1_000,
+            "{deletes:?}"
+        );
+        let waiting = seen.iter().filter(|p| p.total_ms > 290_000);
+        assert!(waiting.clone().any(|p| p.done_ms > 0), "{seen:?}");
+    }
+
     /// A slice never runs more virtual time than it was given, nor starts more lines.
     #[test]
     fn a_slice_stays_within_its_budget() {

@@ -77,7 +77,7 @@ fn on_session(session: &mut Session, run: Invocation, stop: Stop) -> Output {
     let (out, later) = start_etcdctl(&mut session.world, &mut files, run, stop);
     session.files = files;
     if let Some(work) = later {
-        session.continue_later(work);
+        session.continue_later(crate::console::later::Tool::Etcdctl(Box::new(work)));
     }
     out
 }

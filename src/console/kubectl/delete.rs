@@ -5,8 +5,8 @@ use super::apply::{manifest_resource, read_manifests};
 use super::flags::Args;
 use super::targets::targets;
 use super::{Ctx, WAIT_LIMIT_MS};
+use crate::base::Millis;
 use crate::kube::meta::{self, Resource};
-use serde_json::Value;
 
 /// (resource, namespace, name) of every object to delete.
 type Work = Vec<(Resource, String, String)>;
@@ -17,6 +17,11 @@ pub(super) fn delete(ctx: &mut Ctx, a: &Args) {
     } else {
         from_manifests(ctx, a)
     };
+    // kubectl deletes them all, then waits for them all to be gone.
+    let mut gone = Gone {
+        objects: Vec::new(),
+        deadline_ms: 0,
+    };
     for (r, ns, name) in work.unwrap_or_default() {
         let ns = if r.namespaced { ns } else { String::new() };
         match ctx
@@ -26,10 +31,15 @@ pub(super) fn delete(ctx: &mut Ctx, a: &Args) {
         {
             Ok(deleted) => {
                 ctx.print(&format!("{} \"{name}\" deleted\n", r.kind_group()));
-                wait_until_gone(ctx, &r, &ns, &name, &deleted);
+                let uid = meta::uid(&deleted).to_string();
+                gone.objects.push((r, ns, name, uid));
             }
             Err(e) => ctx.api_error(&e),
         }
+    }
+    gone.deadline_ms = ctx.world.now() + WAIT_LIMIT_MS;
+    if a.wait && !gone.look(ctx) {
+        ctx.waiting = Some(super::Wait::Gone(gone));
     }
 }
 
@@ -59,17 +69,24 @@ fn named(ctx: &mut Ctx, a: &Args) -> Option<Work> {
     Some(work)
 }
 
-/// kubectl waits for the object to be gone (--wait=true): that object, by uid (a mirror pod
-/// comes back under the same name as a new object).
-fn wait_until_gone(ctx: &mut Ctx, r: &Resource, ns: &str, name: &str, deleted: &Value) {
-    let deadline = ctx.world.now() + WAIT_LIMIT_MS;
-    while ctx.world.now() < deadline {
-        match ctx.cp.api.get(ctx.world, r, ns, name) {
-            Ok(o) if meta::uid(&o) == meta::uid(deleted) => {
-                let t = ctx.world.now() + 500;
-                ctx.cp.run_until(ctx.world, t);
-            }
-            _ => break,
-        }
+/// How often kubectl looks again whether the deleted objects are gone (virtual time).
+pub(super) const LOOK_EVERY_MS: Millis = 500;
+
+/// Deleted objects not yet gone, which kubectl waits for (`--wait=true`), each by its uid (a
+/// mirror pod comes back under the same name as a new object): kind, namespace, name, uid.
+#[derive(Clone, Debug)]
+pub(super) struct Gone {
+    objects: Vec<(Resource, String, String, String)>,
+    pub(super) deadline_ms: Millis,
+}
+
+impl Gone {
+    /// Looks at the objects still there; whether the wait is over (all gone, or given up).
+    pub(super) fn look(&mut self, ctx: &mut Ctx) -> bool {
+        self.objects.retain(|(r, ns, name, uid)| {
+            let there = ctx.cp.api.get(ctx.world, r, ns, name);
+            there.is_ok_and(|o| meta::uid(&o) == uid)
+        });
+        self.objects.is_empty() || ctx.world.now() >= self.deadline_ms
     }
 }

@@ -339,10 +339,14 @@ pub(super) struct Args {
     /// `create secret generic --type`.
     pub secret_type: Option<String>,
     pub to_revision: Option<String>,
+    /// `rollout status --timeout` (a Go duration, checked by the parser).
+    pub timeout: Option<String>,
     pub show_labels: bool,
     pub no_headers: bool,
     /// `get -w`: after the list, print every change that arrives.
     pub watch: bool,
+    /// `delete --wait`: wait for the objects to be gone (the default).
+    pub wait: bool,
     pub help: bool,
 }
 
@@ -362,9 +366,12 @@ impl Args {
             literals: p.array("from-literal").to_vec(),
             secret_type: text("type"),
             to_revision: text("to-revision"),
+            timeout: text("timeout"),
             show_labels: p.bool("show-labels"),
             no_headers: p.bool("no-headers"),
             watch: p.bool("watch"),
+            // Its default is true: only `--wait=false` turns it off.
+            wait: p.str("wait") != Some("false"),
             help: p.bool("help"),
         }
     }

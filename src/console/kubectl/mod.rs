@@ -60,6 +60,40 @@ struct Ctx<'a> {
     files: &'a BTreeMap<String, Vec<u8>>,
     stdin: Option<&'a str>,
     out: KubectlOutput,
+    /// What the command still waits for when it returns.
+    waiting: Option<Wait>,
+}
+
+/// What a command waits for: a rollout, or deleted objects to be gone.
+#[derive(Clone, Debug)]
+enum Wait {
+    Rollout(rollout::Waiting),
+    Gone(delete::Gone),
+}
+
+impl Wait {
+    fn deadline_ms(&self) -> Millis {
+        match self {
+            Wait::Rollout(w) => w.deadline_ms,
+            Wait::Gone(g) => g.deadline_ms,
+        }
+    }
+
+    /// How often kubectl looks again (virtual time).
+    fn every_ms(&self) -> Millis {
+        match self {
+            Wait::Rollout(_) => rollout::LOOK_EVERY_MS,
+            Wait::Gone(_) => delete::LOOK_EVERY_MS,
+        }
+    }
+
+    /// Looks once; whether the wait is over.
+    fn look(&mut self, ctx: &mut Ctx) -> bool {
+        match self {
+            Wait::Rollout(w) => w.look(ctx),
+            Wait::Gone(g) => g.look(ctx),
+        }
+    }
 }
 
 impl Ctx<'_> {
@@ -127,40 +161,95 @@ pub fn command_paths() -> impl Iterator<Item = &'static str> {
     COMMANDS.iter().map(Command::path)
 }
 
+/// A command still waiting when it returned (`rollout status`, `delete` until its objects
+/// are gone): the session lets the control plane run meanwhile, in the page's slices, and
+/// has it look again every moment ([`Continued::look`]); what it printed while waiting comes
+/// at its end ([`Continued::finish`]), as when run at once.
+#[derive(Clone, Debug)]
+pub struct Continued {
+    caller: Caller,
+    waiting: Wait,
+    out: KubectlOutput,
+}
+
+impl Continued {
+    /// When it gives up (virtual time).
+    pub fn deadline_ms(&self) -> Millis {
+        self.waiting.deadline_ms()
+    }
+
+    /// When it looks again, after a look at `now`.
+    pub fn next_look_ms(&self, now: Millis) -> Millis {
+        now + self.waiting.every_ms()
+    }
+
+    /// Looks again; whether the wait is over.
+    pub fn look(
+        &mut self,
+        cp: Option<&mut ControlPlane>,
+        world: &mut Cluster,
+        files: &BTreeMap<String, Vec<u8>>,
+    ) -> bool {
+        let Some(cp) = cp else {
+            self.out = not_up();
+            return true;
+        };
+        let mut ctx = Ctx {
+            caller: self.caller.clone(),
+            cp,
+            world,
+            files,
+            stdin: None,
+            out: std::mem::take(&mut self.out),
+            waiting: None,
+        };
+        let over = self.waiting.look(&mut ctx);
+        self.out = ctx.out;
+        over
+    }
+
+    /// What it printed while waiting, and how it exited.
+    pub fn finish(self) -> KubectlOutput {
+        self.out
+    }
+}
+
 /// `kubectl ARGS`; `cp` is the control plane (`None` before `kube up`: nothing listens).
+/// With what it printed, what it still waits for, if anything.
 pub fn kubectl(
     cp: Option<&mut ControlPlane>,
     world: &mut Cluster,
     files: &BTreeMap<String, Vec<u8>>,
     args: &[String],
     stdin: Option<&str>,
-) -> KubectlOutput {
+) -> (KubectlOutput, Option<Continued>) {
     let Some(verb) = args.first() else {
-        return KubectlOutput {
+        let usage = KubectlOutput {
             stdout: "kubectl controls the Kubernetes cluster manager.\n".into(),
             ..KubectlOutput::default()
         };
+        return (usage, None);
     };
     let Some((command, parsed)) = flags::command_for(COMMANDS, args) else {
-        return KubectlOutput::failure(format!(
-            "error: unknown command \"{verb}\" for \"kubectl\"\n"
-        ));
+        let unknown = format!("error: unknown command \"{verb}\" for \"kubectl\"\n");
+        return (KubectlOutput::failure(unknown), None);
     };
     let parsed = match parsed {
         Ok(parsed) => parsed,
-        Err(usage_error) => return KubectlOutput::failure(usage_error),
+        Err(usage_error) => return (KubectlOutput::failure(usage_error), None),
     };
     if parsed.help {
-        return KubectlOutput {
+        let help = KubectlOutput {
             stdout: command.help(),
             ..KubectlOutput::default()
         };
+        return (help, None);
     }
     let Some(cp) = cp else {
-        return KubectlOutput::failure(refused(crate::etcd::Preset::Members.api_server()));
+        return (not_up(), None);
     };
     if !cp.serving() {
-        return KubectlOutput::failure(refused(cp.address()));
+        return (KubectlOutput::failure(refused(cp.address())), None);
     }
     let mut ctx = Ctx {
         caller: Caller::kubectl(command_line(args)),
@@ -169,9 +258,31 @@ pub fn kubectl(
         files,
         stdin,
         out: KubectlOutput::default(),
+        waiting: None,
     };
     (command.run)(&mut ctx, &parsed);
-    ctx.out
+    let continued = ctx.waiting.map(|waiting| Continued {
+        caller: ctx.caller,
+        waiting,
+        out: KubectlOutput::default(),
+    });
+    (ctx.out, continued)
+}
+
+impl From<KubectlOutput> for super::Output {
+    fn from(out: KubectlOutput) -> super::Output {
+        super::Output {
+            stdout: out.stdout,
+            stderr: out.stderr,
+            code: out.code,
+            aside: None,
+        }
+    }
+}
+
+/// kubectl before `kube up`: nothing listens at the API server's address.
+fn not_up() -> KubectlOutput {
+    KubectlOutput::failure(refused(crate::etcd::Preset::Members.api_server()))
 }
 
 /// `kubectl ARGS` as a shell would need it written, for the change trace.

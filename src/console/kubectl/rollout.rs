@@ -5,6 +5,8 @@ use super::flags::Args;
 use super::table::render_table;
 use super::targets::deployment_target;
 use super::{Ctx, WAIT_LIMIT_MS};
+use crate::base::{parse_go_duration_ms, Millis};
+use crate::console::longer_than_the_longest_wait;
 use crate::kube::meta::{self, ApiError, DEPLOYMENTS, REPLICASETS};
 use serde_json::{json, Value};
 
@@ -60,31 +62,67 @@ fn rollout_message(d: &Value) -> (String, bool) {
     )
 }
 
-/// `rollout status`: a line each time the status changes, until done or timed out.
+/// How often `rollout status` looks at the Deployment again (virtual time).
+pub(super) const LOOK_EVERY_MS: Millis = 200;
+
+/// `rollout status`: a line each time the status changes, until done or timed out. What it
+/// waits for after its first look goes on once the command returns ([`super::Continued`]).
 pub(super) fn status(ctx: &mut Ctx, a: &Args) {
     let Some((ns, name)) = rollout_target(ctx, a, "status") else {
         return;
     };
-    let deadline = ctx.world.now() + WAIT_LIMIT_MS;
-    let mut last = String::new();
-    loop {
-        let d = match ctx.cp.api.get(ctx.world, &DEPLOYMENTS, &ns, &name) {
+    // kubectl's 0s, the default, waits as long as it takes: here, its longest wait.
+    let timeout = a.timeout.as_deref().and_then(parse_go_duration_ms);
+    let limit_ms = timeout.filter(|ms| *ms > 0).unwrap_or(WAIT_LIMIT_MS);
+    if limit_ms > crate::console::WAIT_LIMIT_MS {
+        let flag = format!("--timeout={}", a.timeout.as_deref().unwrap_or_default());
+        return ctx.fail(&format!("error: {}", longer_than_the_longest_wait(&flag)));
+    }
+    let mut waiting = Waiting {
+        ns,
+        name,
+        deadline_ms: ctx.world.now() + limit_ms,
+        last: String::new(),
+    };
+    if !waiting.look(ctx) {
+        ctx.waiting = Some(super::Wait::Rollout(waiting));
+    }
+}
+
+/// A `rollout status` still waiting: the Deployment, when it gives up, the last line printed.
+#[derive(Clone, Debug)]
+pub(super) struct Waiting {
+    ns: String,
+    name: String,
+    pub(super) deadline_ms: Millis,
+    last: String,
+}
+
+impl Waiting {
+    /// Looks at the Deployment, printing its status if it changed; whether the wait is over
+    /// (rolled out, failed or timed out).
+    pub(super) fn look(&mut self, ctx: &mut Ctx) -> bool {
+        let d = match ctx
+            .cp
+            .api
+            .get(ctx.world, &DEPLOYMENTS, &self.ns, &self.name)
+        {
             Ok(d) => d,
-            Err(e) => return ctx.api_error(&e),
+            Err(e) => {
+                ctx.api_error(&e);
+                return true;
+            }
         };
         let (msg, done) = rollout_message(&d);
-        if msg != last {
+        if msg != self.last {
             ctx.print(&msg);
-            last = msg;
+            self.last = msg;
         }
-        if done {
-            return;
+        if !done && ctx.world.now() >= self.deadline_ms {
+            ctx.fail("error: timed out waiting for the condition");
+            return true;
         }
-        if ctx.world.now() >= deadline {
-            return ctx.fail("error: timed out waiting for the condition");
-        }
-        let t = ctx.world.now() + 200;
-        ctx.cp.run_until(ctx.world, t);
+        done
     }
 }
 

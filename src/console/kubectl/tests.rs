@@ -13,7 +13,7 @@ fn world() -> Cluster {
 
 fn run(cp: &mut ControlPlane, w: &mut Cluster, line: &str) -> KubectlOutput {
     let args = shlex::split(line).unwrap();
-    kubectl(Some(cp), w, &BTreeMap::new(), &args, None)
+    kubectl(Some(cp), w, &BTreeMap::new(), &args, None).0
 }
 
 #[test]
@@ -60,7 +60,7 @@ fn kubectl_junk_never_panics() {
             .map(|_| rng.pick(&words).unwrap().to_string())
             .collect();
         let stdin = *rng.pick(&stdins).unwrap();
-        let out = kubectl(Some(&mut cp), &mut w, &files, &args, Some(stdin));
+        let (out, _) = kubectl(Some(&mut cp), &mut w, &files, &args, Some(stdin));
         assert!(out.code == 0 || !out.stderr.is_empty(), "{args:?}: {out:?}");
     }
 }
@@ -108,7 +108,7 @@ fn unknown_flags_are_refused_with_kubectls_texts() {
     let out = run(&mut cp, &mut w, "get deployments");
     assert_eq!(out.stderr, "No resources found in default namespace.\n");
     // Without a control plane, a flag error still comes first.
-    let out = kubectl(
+    let (out, _) = kubectl(
         None,
         &mut w,
         &BTreeMap::new(),
@@ -116,7 +116,7 @@ fn unknown_flags_are_refused_with_kubectls_texts() {
         None,
     );
     assert!(out.stderr.starts_with("error: unknown flag: --foo\n"));
-    let out = kubectl(
+    let (out, _) = kubectl(
         None,
         &mut w,
         &BTreeMap::new(),
@@ -212,7 +212,7 @@ fn the_api_server_learns_each_write_came_from_this_command_line() {
 
 fn apply_stdin(cp: &mut ControlPlane, w: &mut Cluster, verb: &str, yaml: &str) -> KubectlOutput {
     let args: Vec<String> = [verb, "-f", "-"].map(String::from).to_vec();
-    kubectl(Some(cp), w, &BTreeMap::new(), &args, Some(yaml))
+    kubectl(Some(cp), w, &BTreeMap::new(), &args, Some(yaml)).0
 }
 
 /// What the API server and etcd refuse for size, as kubectl prints it: the 3 MiB body, the

@@ -6,6 +6,7 @@
 use super::Call;
 use crate::base::parse_duration;
 use crate::console::error::ConsoleError;
+use crate::console::later::Tool;
 use crate::console::{etcdctl, shell, Aside, Hint, Output, Session};
 
 fn recorded(s: &mut Session, call: &Call, out: Output) -> Result<Output, ConsoleError> {
@@ -33,22 +34,23 @@ pub fn etcdutl(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
 
 // kube: kubectl talks to the mock apiserver (refused before `kube up`).
 pub fn kubectl(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
-    let out = crate::console::kubectl::kubectl(
+    let (out, waiting) = crate::console::kubectl::kubectl(
         s.kube.as_mut(),
         &mut s.world,
         &s.files,
         call.words,
         call.stdin,
     );
+    if let Some(waiting) = waiting {
+        s.continue_later(Tool::Kubectl(Box::new(waiting)));
+    }
     // The API server is the kube layer's own; that it is not up yet, the error cannot say.
     let hint = (out.code != 0 && s.kube.is_none()).then_some(Aside::Hint(Hint::KubeNotUp));
     let out = Output {
-        stdout: out.stdout,
-        stderr: out.stderr,
-        code: out.code,
         aside: hint,
+        ..out.into()
     };
-    recorded(s, call, out)
+    tool_recorded(s, call, out)
 }
 
 /// coreutils' `timeout N etcdctl …`, or the simulator's `timeout MEMBER`.
