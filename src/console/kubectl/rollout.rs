@@ -71,7 +71,7 @@ pub(super) fn status(ctx: &mut Ctx, a: &Args) {
     let Some((ns, name)) = rollout_target(ctx, a, "status") else {
         return;
     };
-    // kubectl's 0s, the default, waits as long as it takes: here, its longest wait.
+    // kubectl's 0s, the default, waits as long as it takes: here, WAIT_LIMIT_MS (5 minutes).
     let timeout = a.timeout.as_deref().and_then(parse_go_duration_ms);
     let limit_ms = timeout.filter(|ms| *ms > 0).unwrap_or(WAIT_LIMIT_MS);
     if limit_ms > crate::console::WAIT_LIMIT_MS {
