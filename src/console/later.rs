@@ -43,14 +43,7 @@ impl Later {
     pub fn until_ms(&self) -> Millis {
         match self {
             Later::Wait(a) => a.deadline_ms(),
-            Later::Tool {
-                work: Tool::Etcdctl(work),
-                ..
-            } => work.planned_end_ms(),
-            Later::Tool {
-                work: Tool::Kubectl(work),
-                ..
-            } => work.deadline_ms(),
+            Later::Tool { work, .. } => work.until_ms(),
         }
     }
 
@@ -58,14 +51,7 @@ impl Later {
     pub fn run(&mut self, s: &mut Session, slice_end: Millis) -> bool {
         match self {
             Later::Wait(a) => a.run(s, slice_end),
-            Later::Tool {
-                work: Tool::Etcdctl(work),
-                ..
-            } => work.run(s, slice_end),
-            Later::Tool {
-                work: Tool::Kubectl(work),
-                ..
-            } => look_until(work, s, slice_end),
+            Later::Tool { work, .. } => work.run(s, slice_end),
         }
     }
 
@@ -82,15 +68,7 @@ impl Later {
                 }
             }
             Later::Tool { work, pipe } => {
-                let said = match work {
-                    Tool::Etcdctl(work) => {
-                        let mut files = std::mem::take(&mut s.files);
-                        let said = work.finish(&mut s.world, &mut files);
-                        s.files = files;
-                        said
-                    }
-                    Tool::Kubectl(work) => work.finish().into(),
-                };
+                let said = work.finish(s);
                 out.stdout.push_str(&said.stdout);
                 out.stderr.push_str(&said.stderr);
                 out.code = said.code;
@@ -105,6 +83,35 @@ impl Later {
                 s.command_start = typed.started;
                 s.record_with_stdin(typed.line, typed.stdin);
             }
+        }
+    }
+}
+
+impl Tool {
+    fn until_ms(&self) -> Millis {
+        match self {
+            Tool::Etcdctl(work) => work.planned_end_ms(),
+            Tool::Kubectl(work) => work.deadline_ms(),
+        }
+    }
+
+    fn run(&mut self, s: &mut Session, slice_end: Millis) -> bool {
+        match self {
+            Tool::Etcdctl(work) => work.run(s, slice_end),
+            Tool::Kubectl(work) => look_until(work, s, slice_end),
+        }
+    }
+
+    /// What it printed at its end, and how the command exited.
+    fn finish(self, s: &mut Session) -> Output {
+        match self {
+            Tool::Etcdctl(work) => {
+                let mut files = std::mem::take(&mut s.files);
+                let said = work.finish(&mut s.world, &mut files);
+                s.files = files;
+                said
+            }
+            Tool::Kubectl(work) => work.finish().into(),
         }
     }
 }
