@@ -22,6 +22,13 @@ const WATCH_HISTORY: usize = 2_000;
 /// Entries of an event recorder's correlation cache (client-go `maxLruCacheEntries`); the
 /// least recently used goes first.
 const SEEN_EVENTS_MAX: usize = 4_096;
+
+/// A stamp no cache state had before (one counter for the whole program: copies of a server
+/// share its past, never its future).
+fn new_cache_stamp() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
 /// `--etcd-compaction-interval` (5m).
 pub const COMPACTION_INTERVAL_MS: Millis = 300_000;
 /// `--event-ttl` (1h): Events are written with an etcd lease of this TTL, so they expire.
@@ -141,6 +148,9 @@ pub struct ApiServer {
     /// Persistent collections of shared objects: a checkpoint copies none of them.
     cache: imbl::OrdMap<String, Arc<Value>>,
     cache_rev: i64,
+    /// Which state of the cache this is, unique across every copy of every API server (see
+    /// [`ApiServer::cache_stamp`]).
+    cache_stamp: u64,
     /// Requests served (the REST verbs, events): whether a loop asked anything.
     requests: u64,
     history: imbl::Vector<Arc<WatchEvent>>,
@@ -195,6 +205,7 @@ impl ApiServer {
             endpoint,
             cache: imbl::OrdMap::new(),
             cache_rev: 0,
+            cache_stamp: new_cache_stamp(),
             requests: 0,
             history: imbl::Vector::new(),
             history_start: 0,
@@ -753,6 +764,7 @@ impl ApiServer {
             return;
         };
         self.cache.clear();
+        self.cache_stamp = new_cache_stamp();
         for kv in &rr.kvs {
             if let Ok(v) = self.decode(kv) {
                 self.cache
@@ -766,6 +778,7 @@ impl ApiServer {
     }
 
     fn apply_event(&mut self, ev: etcd::Event, now: Millis) {
+        self.cache_stamp = new_cache_stamp();
         let key = String::from_utf8_lossy(&ev.kv.key).into_owned();
         let revision = ev.kv.mod_revision;
         if let Some(w) = self
@@ -828,6 +841,12 @@ impl ApiServer {
 
     pub fn cache_revision(&self) -> i64 {
         self.cache_rev
+    }
+
+    /// Equal stamps, from this server or any copy of it (a checkpoint, a rewind), mean the
+    /// cache holds the same objects: what a reader may keep its last listing by.
+    pub fn cache_stamp(&self) -> u64 {
+        self.cache_stamp
     }
 
     /// How many requests the API server has served (a counter to compare).

@@ -11,6 +11,11 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// The cached object's address: the same `Arc` is the same object.
+fn address(value: &Arc<Value>) -> usize {
+    Arc::as_ptr(value) as usize
+}
+
 /// A cached object and its typed reading.
 pub type Listed<T> = (Arc<Value>, Arc<T>);
 
@@ -19,8 +24,16 @@ pub type Listed<T> = (Arc<Value>, Arc<T>);
 #[derive(Clone, Debug)]
 pub struct Typed<T> {
     resource: Resource,
-    /// Per scope, by the cached object's address (held, so the address is not reused).
-    scopes: BTreeMap<Option<String>, BTreeMap<usize, Listed<T>>>,
+    scopes: BTreeMap<Option<String>, Scope<T>>,
+}
+
+/// One scope's last listing, and the cache state it was made from: every loop lists pods
+/// each round, most often from an unchanged cache.
+#[derive(Clone, Debug)]
+struct Scope<T> {
+    stamp: u64,
+    /// In the cache's order; each object held, so its address is not reused.
+    listed: Vec<Listed<T>>,
 }
 
 impl<T: DeserializeOwned> Typed<T> {
@@ -35,22 +48,32 @@ impl<T: DeserializeOwned> Typed<T> {
     /// read as `T` is left out.
     pub fn list(&mut self, api: &ApiServer, ns: Option<&str>) -> Vec<Listed<T>> {
         let scope = ns.map(str::to_string);
-        let mut known = self.scopes.remove(&scope).unwrap_or_default();
-        let mut fresh = BTreeMap::new();
+        let stamp = api.cache_stamp();
+        if let Some(last) = self.scopes.get(&scope).filter(|s| s.stamp == stamp) {
+            return last.listed.clone();
+        }
+        // Each held with its object until the new listing is made, so no address is reused.
+        let mut known: BTreeMap<usize, Listed<T>> = self
+            .scopes
+            .remove(&scope)
+            .map(|s| s.listed.into_iter().map(|l| (address(&l.0), l)).collect())
+            .unwrap_or_default();
         let mut listed = Vec::new();
         for value in api.list_cached(&self.resource, ns) {
-            let address = Arc::as_ptr(&value) as usize;
-            let typed = match known.remove(&address) {
+            let typed = match known.remove(&address(&value)) {
                 Some((_, typed)) => typed,
                 None => match objects::from_value::<T>(&value) {
                     Some(typed) => Arc::new(typed),
                     None => continue,
                 },
             };
-            fresh.insert(address, (Arc::clone(&value), Arc::clone(&typed)));
             listed.push((value, typed));
         }
-        self.scopes.insert(scope, fresh);
+        let kept = Scope {
+            stamp,
+            listed: listed.clone(),
+        };
+        self.scopes.insert(scope, kept);
         listed
     }
 

@@ -137,21 +137,21 @@ impl Kubelets {
         informers: &mut Informers,
     ) -> Tick {
         let now = world.now();
-        let pods: Vec<Listed<Pod>> = informers
+        let pods: Vec<(String, Listed<Pod>)> = informers
             .pods
             .list(api, None)
             .into_iter()
             .filter(|(_, p)| !p.node_name().is_empty())
             // Mirror pods are the static pods' (`static_pods`), not run from the API.
             .filter(|(_, p)| p.metadata.annotation(MIRROR_ANNOTATION).is_none())
+            .map(|listed| (listed.1.key(), listed))
             .collect();
-        let keys: Vec<String> = pods.iter().map(|(_, p)| p.key()).collect();
-        self.pod_timers.retain(|k, _| keys.contains(k));
-        for (value, pod) in pods {
+        let keys: BTreeSet<&str> = pods.iter().map(|(k, _)| k.as_str()).collect();
+        self.pod_timers.retain(|k, _| keys.contains(k.as_str()));
+        for (key, (value, pod)) in pods {
             if self.is_stopped(pod.node_name()) {
                 continue; // a stopped kubelet does nothing, not even remove its pods
             }
-            let key = pod.key();
             let Some(step) = next_step(&pod) else {
                 self.pod_timers.remove(&key);
                 continue;
