@@ -1,33 +1,92 @@
 //! kube-scheduler: each unbound pod goes to the least loaded node that fits it (ties broken
-//! at random); a pod no node fits stays Pending and is tried again after a backoff. Each
-//! attempt is a request to the API server, within the scheduler's client rate limit.
+//! at random). A pod no node fits stays Pending, parked (the scheduling queue's
+//! unschedulablePods) until the cluster changes in a way that lets it fit (a node added,
+//! uncordoned or untainted, a pod leaving a full node) or five minutes pass, then tried again
+//! after its backoff. Each attempt is a request to the API server, within the scheduler's
+//! client rate limit.
 
-use super::informers::Informers;
+use super::informers::{Informers, Listed};
 use super::rate_limit::{self, RateLimiter};
 use super::{edit, event, soft, Tick, Waiting};
 use crate::base::{Millis, Rng};
 use crate::etcd::Cluster;
 use crate::kube::apiserver::{ApiServer, Caller};
 use crate::kube::meta::{self, ApiError, PODS};
-use crate::kube::objects::{self, Condition, Node, Pod};
+use crate::kube::objects::{self, Condition, Node, Pod, Taint};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 const NAME: &str = "default-scheduler";
+/// The scheduling queue's podInitialBackoff and podMaxBackoff: 1 s doubling to 10 s.
+const BACKOFF_MS: (Millis, Millis) = (1_000, 10_000);
+/// `podMaxInUnschedulablePodsDuration`: a parked pod is tried again after this long even when
+/// nothing that could help it changed.
+const PARKED_MAX_MS: Millis = 5 * 60_000;
+/// How often the queue looks for pods parked that long (`flushUnschedulablePodsLeftover`).
+const FLUSH_EVERY_MS: Millis = 30_000;
 
 #[derive(Clone, Debug)]
 pub struct Scheduler {
-    /// The backoff for pods no node fits, per pod key: (next attempt, current backoff).
-    unschedulable: BTreeMap<String, (Millis, Millis)>,
+    /// The pods no node fitted at their last attempt, per pod key.
+    unplaced: BTreeMap<String, Unplaced>,
+    /// Each node as the last round saw it, to tell a change that may let a parked pod fit.
+    nodes_seen: BTreeMap<String, NodeFacts>,
+    last_flush: Millis,
     client: RateLimiter,
 }
 
 impl Default for Scheduler {
     fn default() -> Scheduler {
         Scheduler {
-            unschedulable: BTreeMap::new(),
+            unplaced: BTreeMap::new(),
+            nodes_seen: BTreeMap::new(),
+            last_flush: 0,
             client: RateLimiter::new(rate_limit::SCHEDULER, 0),
         }
+    }
+}
+
+/// A pod no node fitted: its failed attempts, the last one's time, and since when it has been
+/// parked (None once a change in the cluster or the flush moved it to the backoff queue).
+#[derive(Clone, Debug)]
+struct Unplaced {
+    attempts: u32,
+    last_try: Millis,
+    parked_since: Option<Millis>,
+}
+
+impl Unplaced {
+    /// Out of the park and past its backoff (1 s after the first failure, doubling).
+    fn due(&self, now: Millis) -> bool {
+        let doublings = self.attempts.saturating_sub(1).min(16);
+        let backoff = (BACKOFF_MS.0 << doublings).min(BACKOFF_MS.1);
+        self.parked_since.is_none() && now >= self.last_try + backoff
+    }
+}
+
+/// What the filters read of a node: its cordon, its taints, its room and the pods on it.
+#[derive(Clone, Debug, PartialEq)]
+struct NodeFacts {
+    unschedulable: Option<bool>,
+    taints: Option<Vec<Taint>>,
+    max_pods: usize,
+    load: usize,
+}
+
+impl NodeFacts {
+    /// Whether going from `before` to `self` may let a pod fit that did not (the scheduler's
+    /// queueing hints: a node added, uncordoned, a taint gone, room made on it).
+    fn may_help(&self, before: Option<&NodeFacts>) -> bool {
+        let Some(b) = before else {
+            return true;
+        };
+        let taints = |f: &NodeFacts| f.taints.clone().unwrap_or_default();
+        let (was, is) = (taints(b), taints(self));
+        (b.unschedulable == Some(true) && self.unschedulable != Some(true))
+            || was.iter().any(|t| !is.contains(t))
+            || self.max_pods > b.max_pods
+            || self.load < b.load
     }
 }
 
@@ -75,20 +134,20 @@ impl Scheduler {
                 *n += usize::from(p.is_active());
             }
         }
-        let pending: Vec<String> = pods.iter().map(|(_, p)| p.key()).collect();
-        self.unschedulable.retain(|k, _| pending.contains(k));
-        let mut waiting = false;
+        let now = world.now();
+        let pending: BTreeSet<String> = pods
+            .iter()
+            .filter(|(_, p)| p.node_name().is_empty() && p.is_active())
+            .map(|(_, p)| p.key())
+            .collect();
+        self.unplaced.retain(|k, _| pending.contains(k));
+        self.unpark(&pods, &nodes, &load, now);
         for (value, pod) in pods {
             if !pod.node_name().is_empty() || !pod.is_active() {
                 continue;
             }
-            waiting = true;
             let key = pod.key();
-            if self
-                .unschedulable
-                .get(&key)
-                .is_some_and(|(next, _)| world.now() < *next)
-            {
+            if self.unplaced.get(&key).is_some_and(|u| !u.due(now)) {
                 continue;
             }
             if !self.client.take(world.now()) {
@@ -109,7 +168,7 @@ impl Scheduler {
                 self.failed_scheduling(api, &caller, world, (&value, &pod), &verdicts)?;
                 continue;
             };
-            self.unschedulable.remove(&key);
+            self.unplaced.remove(&key);
             let best: Vec<String> = load
                 .iter()
                 .filter(|(k, n)| **n == least && fits(k))
@@ -122,12 +181,63 @@ impl Scheduler {
                 *load.entry(node).or_default() += 1;
             }
         }
-        Ok(waiting)
+        Ok(!pending.is_empty())
+    }
+
+    /// Moves parked pods to the backoff queue: those a change in the nodes since the last
+    /// round lets fit, and at each flush those parked for longer than the longest park.
+    fn unpark(
+        &mut self,
+        pods: &[Listed<Pod>],
+        nodes: &[Arc<Node>],
+        load: &BTreeMap<String, usize>,
+        now: Millis,
+    ) {
+        let facts: BTreeMap<String, NodeFacts> = nodes
+            .iter()
+            .map(|n| {
+                let name = n.metadata.name().to_string();
+                let facts = NodeFacts {
+                    unschedulable: n.spec.unschedulable,
+                    taints: n.spec.taints.clone(),
+                    max_pods: max_pods(n),
+                    load: load.get(&name).copied().unwrap_or(0),
+                };
+                (name, facts)
+            })
+            .collect();
+        let helped = facts
+            .iter()
+            .any(|(name, f)| f.may_help(self.nodes_seen.get(name)));
+        self.nodes_seen = facts;
+        let flush = now >= self.last_flush + FLUSH_EVERY_MS;
+        if flush {
+            self.last_flush = now - now % FLUSH_EVERY_MS;
+        }
+        if !helped && !flush {
+            return;
+        }
+        for (_, pod) in pods {
+            let Some(u) = self.unplaced.get_mut(&pod.key()) else {
+                continue;
+            };
+            let Some(since) = u.parked_since else {
+                continue;
+            };
+            let fits_now = || {
+                nodes.iter().any(|n| {
+                    let on_it = load.get(n.metadata.name()).copied().unwrap_or(0);
+                    unfit_reason(n, pod, on_it).is_none()
+                })
+            };
+            if (flush && now > since + PARKED_MAX_MS) || (helped && fits_now()) {
+                u.parked_since = None;
+            }
+        }
     }
 
     /// No node fits: the pod stays Pending with PodScheduled=False/Unschedulable and a
-    /// FailedScheduling event saying why each node did not fit, tried again after a backoff
-    /// (1 s doubling to 10 s, the scheduler's podInitialBackoff and podMaxBackoff).
+    /// FailedScheduling event saying why each node did not fit, and is parked.
     fn failed_scheduling(
         &mut self,
         api: &mut ApiServer,
@@ -137,12 +247,14 @@ impl Scheduler {
         verdicts: &Verdicts,
     ) -> Tick {
         let now = world.now();
-        let key = pod.key();
-        let backoff = self
-            .unschedulable
-            .get(&key)
-            .map_or(1_000, |(_, b)| (b * 2).min(10_000));
-        self.unschedulable.insert(key, (now + backoff, backoff));
+        let unplaced = self.unplaced.entry(pod.key()).or_insert(Unplaced {
+            attempts: 0,
+            last_try: now,
+            parked_since: None,
+        });
+        unplaced.attempts += 1;
+        unplaced.last_try = now;
+        unplaced.parked_since = Some(now);
         let unfit: Vec<&Unfit> = verdicts.iter().filter_map(|(_, u)| u.as_ref()).collect();
         let total = verdicts.len();
         let reasons = histogram(unfit.iter().map(|u| u.why.as_str()));
@@ -319,5 +431,46 @@ mod tests {
         assert!(pods <= 30 + 20 * 8, "{pods} pods in 7 s");
         assert!(pods > 100, "{pods} pods: the controller kept creating");
         assert!(writes <= 500, "{writes} writes in one tick");
+    }
+
+    /// What may let a parked pod fit: a node new, uncordoned, untainted or with room made;
+    /// a node filling up, tainted or cordoned cannot.
+    #[test]
+    fn only_a_change_that_may_make_room_unparks() {
+        use super::NodeFacts;
+        use crate::kube::objects::Taint;
+        let before = NodeFacts {
+            unschedulable: None,
+            taints: None,
+            max_pods: 110,
+            load: 110,
+        };
+        let with = |change: fn(&mut NodeFacts)| {
+            let mut after = before.clone();
+            change(&mut after);
+            after.may_help(Some(&before))
+        };
+        assert!(before.may_help(None));
+        assert!(!with(|_| ()));
+        assert!(with(|f| f.load = 109));
+        assert!(!with(|f| f.load = 111));
+        assert!(with(|f| f.max_pods = 120));
+        assert!(!with(|f| f.unschedulable = Some(true)));
+        let cordoned = NodeFacts {
+            unschedulable: Some(true),
+            ..before.clone()
+        };
+        assert!(before.may_help(Some(&cordoned)));
+        let taint = Taint {
+            key: "node.kubernetes.io/unreachable".into(),
+            effect: "NoSchedule".into(),
+            ..Taint::default()
+        };
+        let tainted = NodeFacts {
+            taints: Some(vec![taint]),
+            ..before.clone()
+        };
+        assert!(before.may_help(Some(&tainted)));
+        assert!(!tainted.may_help(Some(&before)));
     }
 }
