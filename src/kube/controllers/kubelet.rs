@@ -2,6 +2,7 @@
 //! the pods bound to its node (sandbox, image pull, start; stop after a graceful delete).
 
 use super::informers::{Informers, Listed};
+use super::rate_limit;
 use super::static_pods::CONTROL_PLANE_TAINT;
 use super::{edit, event, micro_time, soft, Tick};
 use crate::base::{Millis, Rng};
@@ -148,7 +149,13 @@ impl Kubelets {
             .collect();
         let keys: BTreeSet<&str> = pods.iter().map(|(k, _)| k.as_str()).collect();
         self.pod_timers.retain(|k, _| keys.contains(k.as_str()));
+        // A kubelet's pod workers run at once; here one after the other, so the round stops
+        // after its share of virtual time and the rest go on at the next tick.
+        let round_end = now + rate_limit::ROUND_MS;
         for (key, (value, pod)) in pods {
+            if world.now() >= round_end {
+                break;
+            }
             if self.is_stopped(pod.node_name()) {
                 continue; // a stopped kubelet does nothing, not even remove its pods
             }

@@ -22,6 +22,7 @@ pub fn sync(
     client: &mut RateLimiter,
 ) -> Tick {
     let caller = Caller::component(NAME);
+    client.begin_round(world.now());
     for (rs_value, rs) in informers.replica_sets.list(api, None) {
         if rs.metadata.is_deleting() {
             continue;
