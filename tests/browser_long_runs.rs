@@ -313,3 +313,63 @@ fn check_perf_runs_its_minute_of_load_in_slices() {
         },
     );
 }
+
+/// More replicas than the nodes can hold (3 nodes × 110 pods): the pods come in over the
+/// minute `wait` runs in slices, 330 run and the rest stay Pending with the scheduler's
+/// FailedScheduling event, and the page goes on drawing meanwhile. Its long tasks are printed
+/// for the note, never asserted. The network is the CLI's (the page's own is slowed
+/// for its animation, and there the control plane's requests, one after the other, bring the
+/// pods in over minutes rather than seconds).
+#[test]
+fn a_replica_count_the_nodes_cannot_hold_leaves_pods_pending_in_slices() {
+    story(
+        "a_replica_count_the_nodes_cannot_hold_leaves_pods_pending_in_slices",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            page.wait_single_leader().await?;
+            page.pause().await?;
+            page.console("latency 5ms jitter 2ms").await?;
+            page.console("kube up").await?;
+            page.console("wait 45s").await?;
+            record_progress(&page).await?;
+            watch_long_tasks(&page).await?;
+            let create = "kubectl create deployment web --image=nginx:1.25 --replicas=500";
+            page.type_text(
+                CONSOLE,
+                &format!("{create}\nwait 1m\nkubectl get deployment web\n"),
+            )
+            .await?;
+            let out = page
+                .wait_console_output("$ kubectl get deployment web")
+                .await?;
+            let tasks = page.execute("return window.__tasks;", vec![]).await?;
+            println!("long tasks meanwhile (ms): {tasks}");
+            let seen = progress_seen(&page).await?;
+            let minute = 60_000;
+            let mut done: Vec<u64> = seen.iter().filter(|p| p.1 == minute).map(|p| p.0).collect();
+            done.dedup();
+            println!("progress seen: {} values of the minute", done.len());
+            assert!(done.len() >= 3, "in slices: {done:?}");
+            let get = wait_for("the Deployment's line", async || {
+                let out = page.console_output().await?;
+                let tail =
+                    out[out.rfind("$ kubectl get deployment web").unwrap_or(0)..].to_string();
+                Ok(tail.contains("web ").then_some(tail))
+            })
+            .await?;
+            assert!(out.contains("deployment.apps/web created"), "{out}");
+            assert!(get.contains("330/500"), "{get}");
+            let pending =
+                "kubectl get pods --field-selector status.phase=Pending | grep -c Pending";
+            let count = page.console(pending).await?;
+            let count = &count[count.rfind(pending).unwrap_or(0) + pending.len()..];
+            assert_eq!(count.trim().lines().next(), Some("170"), "{count}");
+            let events = "kubectl get events --field-selector reason=FailedScheduling | grep -c 'Too many pods'";
+            let failed = page.console(events).await?;
+            let failed = &failed[failed.rfind(events).unwrap_or(0) + events.len()..];
+            assert_eq!(failed.trim().lines().next(), Some("170"), "{failed}");
+            page.screenshot("long-runs-pending-pods").await?;
+            Ok(())
+        },
+    );
+}

@@ -5,6 +5,7 @@
 
 use super::i18n::{console_hint, t, Lang, Text};
 use super::lab::{ConsoleEntry, Continuation, EntryKind, Lab, Msg};
+use super::long_run::SLICE_BUDGET_MS;
 use super::page::{Dispatch, Page};
 use crate::base::{format_duration, Millis};
 use crate::console::complete::complete;
@@ -156,9 +157,6 @@ pub fn ConsoleInput(props: &InputProps) -> Html {
     }
 }
 
-/// Real milliseconds a frame's slice of a long run aims at: well under the 100 ms a command
-/// may block the page, with room for the frame's drawing.
-const SLICE_BUDGET_MS: f64 = 45.0;
 /// The virtual time of a first slice after the one typed, and the bounds a slice keeps.
 const SLICE_START_MS: Millis = 5_000;
 const SLICE_RANGE_MS: (Millis, Millis) = (100, 3_600_000);

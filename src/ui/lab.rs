@@ -313,6 +313,15 @@ struct Marker {
 /// a `wait 600s` goes on in [`Msg::Continue`] slices.
 pub const FIRST_SLICE_MS: Millis = 10_000;
 
+/// The page's real clock in ms (`performance.now()`); natively none, so that a slice there
+/// ends by virtual time alone.
+fn real_ms() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    return super::dom::now_ms();
+    #[cfg(not(target_arch = "wasm32"))]
+    return 0.0;
+}
+
 /// The page as a visit finds it: the run a shared link carries (`fragment`, the URL's hash),
 /// else a fresh cluster; a link that cannot be read says why.
 pub fn open(fragment: &str, lang: Lang, presenter: bool) -> (Lab, View) {
@@ -803,7 +812,8 @@ impl Lab {
 
     /// Runs the next slice of the console's lines; those that ended go to the transcript.
     fn continue_long_run(&mut self, most_ms: Millis) {
-        for (line, time_ms, out) in self.long.slice(&mut self.session, most_ms) {
+        let ended = self.long.slice_within(&mut self.session, most_ms, &real_ms);
+        for (line, time_ms, out) in ended {
             self.show(&line, time_ms, &out);
         }
     }

@@ -58,14 +58,32 @@ impl LongRun {
 
     /// Runs at most `most_ms` of virtual time and starts at most [`LINES_PER_SLICE`] lines;
     /// the lines that ended, in order.
-    pub fn slice(&mut self, s: &mut Session, mut most_ms: Millis) -> Vec<Ended> {
+    pub fn slice(&mut self, s: &mut Session, most_ms: Millis) -> Vec<Ended> {
+        self.slice_within(s, most_ms, &|| 0.0)
+    }
+
+    /// [`LongRun::slice`], also ending once it has taken [`SLICE_BUDGET_MS`] of real time on
+    /// `clock` (ms): the virtual time runs in pieces sized by the pace so far, since a moment
+    /// of a busy control plane can cost a hundred times one of an idle cluster.
+    pub fn slice_within(
+        &mut self,
+        s: &mut Session,
+        most_ms: Millis,
+        clock: &dyn Fn() -> f64,
+    ) -> Vec<Ended> {
+        let mut pace = Pace::new(most_ms, clock);
         let mut ended = Vec::new();
         let mut started = 0;
         loop {
             if let Some((line, mut run)) = self.current.take() {
-                let before = s.world.now();
-                let finished = s.resume(&mut run, most_ms);
-                most_ms = most_ms.saturating_sub(s.world.now() - before);
+                let finished = loop {
+                    let before = s.world.now();
+                    let done = s.resume(&mut run, pace.piece_ms());
+                    pace.ran(s.world.now() - before);
+                    if done || pace.spent() {
+                        break done;
+                    }
+                };
                 if !finished {
                     self.current = Some((line, run));
                     return ended;
@@ -73,7 +91,7 @@ impl LongRun {
                 let time_ms = run.time_ms();
                 ended.push((line, time_ms, s.finish(run)));
             }
-            if started == LINES_PER_SLICE {
+            if started == LINES_PER_SLICE || pace.over_budget() {
                 return ended;
             }
             let Some(line) = self.queue.pop_front() else {
@@ -83,6 +101,60 @@ impl LongRun {
             let run = s.start(&line.text, line.stdin.as_deref());
             self.current = Some((line, run));
         }
+    }
+}
+
+/// Real milliseconds a slice aims at: well under the 100 ms a command may block the page,
+/// with room for the frame's drawing.
+pub const SLICE_BUDGET_MS: f64 = 45.0;
+/// A slice's first piece of virtual time: a control-plane tick.
+const FIRST_PIECE_MS: Millis = 100;
+
+/// How a slice keeps to its time: the virtual time it has left, and the real time it has
+/// taken on the page's clock.
+struct Pace<'a> {
+    left_ms: Millis,
+    done_ms: Millis,
+    piece_ms: Millis,
+    clock: &'a dyn Fn() -> f64,
+    started: f64,
+}
+
+impl<'a> Pace<'a> {
+    fn new(most_ms: Millis, clock: &'a dyn Fn() -> f64) -> Pace<'a> {
+        Pace {
+            left_ms: most_ms,
+            done_ms: 0,
+            piece_ms: FIRST_PIECE_MS,
+            clock,
+            started: clock(),
+        }
+    }
+
+    fn piece_ms(&self) -> Millis {
+        self.piece_ms.min(self.left_ms)
+    }
+
+    /// `ran_ms` of virtual time ran: the next piece is what the budget has left at the pace
+    /// so far, at most twice the last (a busy moment can follow an idle one: a Deployment
+    /// created, its pods come).
+    fn ran(&mut self, ran_ms: Millis) {
+        self.left_ms = self.left_ms.saturating_sub(ran_ms);
+        self.done_ms += ran_ms;
+        let real = (self.clock)() - self.started;
+        let per_ms = real / self.done_ms.max(1) as f64;
+        let fits = (SLICE_BUDGET_MS - real).max(0.0) / per_ms.max(1e-9);
+        let grown = (self.piece_ms as f64 * 2.0).min(fits) as Millis;
+        self.piece_ms = grown.max(FIRST_PIECE_MS);
+    }
+
+    fn over_budget(&self) -> bool {
+        (self.clock)() - self.started >= SLICE_BUDGET_MS
+    }
+
+    /// No virtual time left, or no real time.
+    fn spent(&self) -> bool {
+        self.left_ms == 0 || self.over_budget()
     }
 }
 
@@ -127,6 +199,57 @@ mod tests {
         // multiples of 7 s; none runs more than its 7 s.
         let done: Vec<Millis> = wait.map(|p| p.done_ms).collect();
         assert!(done.windows(2).all(|w| w[1] - w[0] <= 7_000), "{done:?}");
+    }
+
+    /// A slice also ends once its real time is spent (the page's clock; here one that moves
+    /// 10 ms each time it is read): slices allowed an hour of virtual time each run only
+    /// pieces of the script's ten minutes, and still end as the run at once.
+    #[test]
+    fn a_slice_ends_when_its_real_time_is_spent_and_the_run_ends_as_at_once() {
+        let (whole, at_once) = at_once(SCRIPT);
+        let mut s = session();
+        let mut run = LongRun::default();
+        run.queue(script::parse(SCRIPT));
+        let t = std::cell::Cell::new(0.0);
+        let clock = || {
+            t.set(t.get() + 10.0);
+            t.get()
+        };
+        let (mut outputs, mut slices) = (Vec::new(), 0);
+        while !run.is_idle() {
+            let ended = run.slice_within(&mut s, 3_600_000, &clock);
+            outputs.extend(ended.into_iter().map(|e| e.2));
+            slices += 1;
+        }
+        assert_eq!(outputs, at_once);
+        assert_eq!(s.world.now(), whole.world.now());
+        assert_eq!(s.export_script(), whole.export_script());
+        assert!(slices > 100, "{slices} slices");
+    }
+
+    /// A control plane's busiest minute (500 replicas coming in, 170 left Pending), cut in
+    /// pieces by real time as the page cuts it, ends as run at once.
+    #[test]
+    fn a_busy_control_plane_cut_by_real_time_ends_as_at_once() {
+        const KUBE: &str = "wait leader\nkube up\nwait 45s\nkubectl create deployment web --image=nginx:1.25 --replicas=500\nwait 1m\nkubectl get deployment web\n";
+        let (whole, at_once) = at_once(KUBE);
+        let mut s = session();
+        let mut run = LongRun::default();
+        run.queue(script::parse(KUBE));
+        let t = std::cell::Cell::new(0.0);
+        let clock = || {
+            t.set(t.get() + 10.0);
+            t.get()
+        };
+        let mut outputs = Vec::new();
+        while !run.is_idle() {
+            let ended = run.slice_within(&mut s, 3_600_000, &clock);
+            outputs.extend(ended.into_iter().map(|e| e.2));
+        }
+        assert_eq!(outputs, at_once);
+        assert!(outputs[5].stdout.contains("330/500"), "{:?}", outputs[5]);
+        assert_eq!(s.world.now(), whole.world.now());
+        assert_eq!(s.export_script(), whole.export_script());
     }
 
     /// Runs `script` at once, as the CLI does: the session, and what each line printed.
