@@ -1,9 +1,9 @@
-//! `kubectl delete`: by name or by manifest, waiting (as `--wait=true` does) until each
-//! object is gone.
+//! `kubectl delete`: by name, by label or field selector (or `--all`) or by manifest,
+//! waiting (as `--wait=true` does) until each object is gone.
 
 use super::apply::{manifest_resource, read_manifests};
 use super::flags::Args;
-use super::targets::targets;
+use super::targets::{selectors, targets};
 use super::{Ctx, WAIT_LIMIT_MS};
 use crate::base::Millis;
 use crate::kube::meta::{self, Resource};
@@ -17,6 +17,9 @@ pub(super) fn delete(ctx: &mut Ctx, a: &Args) {
     } else {
         from_manifests(ctx, a)
     };
+    if work.as_ref().is_some_and(Vec::is_empty) && selecting(a) {
+        ctx.print("No resources found\n");
+    }
     // kubectl deletes them all, then waits for them all to be gone.
     let mut gone = Gone {
         objects: Vec::new(),
@@ -57,16 +60,61 @@ fn from_manifests(ctx: &mut Ctx, a: &Args) -> Option<Work> {
     Some(work)
 }
 
+/// Whether the objects are chosen by a selector rather than by name (`--all` selects all).
+fn selecting(a: &Args) -> bool {
+    a.all || a.selector.is_some() || a.field_selector.is_some()
+}
+
 fn named(ctx: &mut Ctx, a: &Args) -> Option<Work> {
     let mut work = Vec::new();
     for (r, name) in targets(ctx, a)? {
-        if name.is_empty() {
-            ctx.fail("error: resource(s) were provided, but no name was specified");
-            return None;
+        match (name.is_empty(), selecting(a)) {
+            (true, false) => {
+                ctx.fail("error: resource(s) were provided, but no name was specified");
+                return None;
+            }
+            (false, true) => {
+                ctx.fail("error: name cannot be provided when a selector is specified");
+                return None;
+            }
+            (true, true) => work.extend(selected(ctx, a, r)?),
+            (false, false) => work.push((r, a.namespace(), name)),
         }
-        work.push((r, a.namespace(), name));
+    }
+    if a.all && a.selector.is_some() {
+        ctx.fail("error: cannot set --all and --selector at the same time");
+        return None;
+    }
+    if a.all && a.field_selector.is_some() {
+        ctx.fail("error: cannot set --all and --field-selector at the same time");
+        return None;
     }
     Some(work)
+}
+
+/// The objects of `r` the selectors choose, in the namespace (or all of them with `-A`).
+fn selected(ctx: &mut Ctx, a: &Args, r: Resource) -> Option<Work> {
+    let chosen = match selectors(a, &r) {
+        Ok(chosen) => chosen,
+        Err(e) => {
+            ctx.api_error(&e);
+            return None;
+        }
+    };
+    let ns = a.namespace();
+    let scope = (!a.all_namespaces).then_some(ns.as_str());
+    match ctx.cp.api.list(ctx.world, &r, scope) {
+        Ok((list, _)) => Some(
+            list.iter()
+                .filter(|o| chosen.matches(o))
+                .map(|o| (r, meta::namespace(o).to_string(), meta::name(o).to_string()))
+                .collect(),
+        ),
+        Err(e) => {
+            ctx.api_error(&e);
+            None
+        }
+    }
 }
 
 /// How often kubectl looks again whether the deleted objects are gone (virtual time).

@@ -72,6 +72,12 @@ const TIMEOUT: Flag = flag(
     "0s",
     "The length of time to wait before giving up",
 );
+const ALL: Flag = flag(
+    "all",
+    Kind::Bool,
+    "false",
+    "Delete all resources, in the namespace of the specified resource types.",
+);
 const WAIT: Flag = flag(
     "wait",
     Kind::Bool,
@@ -190,6 +196,7 @@ pub(super) const DELETE: Spec = Spec {
         OUTPUT,
         SELECTOR,
         FIELD_SELECTOR,
+        ALL,
         ALL_NAMESPACES,
         WAIT,
         TIMEOUT,
@@ -347,6 +354,8 @@ pub(super) struct Args {
     pub watch: bool,
     /// `delete --wait`: wait for the objects to be gone (the default).
     pub wait: bool,
+    /// `delete --all`: every object of the types named, in the namespace.
+    pub all: bool,
     pub help: bool,
 }
 
@@ -372,6 +381,7 @@ impl Args {
             watch: p.bool("watch"),
             // Its default is true: only `--wait=false` turns it off.
             wait: p.str("wait") != Some("false"),
+            all: p.bool("all"),
             help: p.bool("help"),
         }
     }
