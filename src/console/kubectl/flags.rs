@@ -54,6 +54,13 @@ const SHOW_LABELS: Flag = flag(
     "false",
     "When printing, show all labels as the last column",
 );
+const LABEL_COLUMNS: Flag = short(
+    "label-columns",
+    'L',
+    Kind::StrArray,
+    "[]",
+    "Accepts a comma separated list of labels that are going to be presented as columns",
+);
 const NO_HEADERS: Flag = flag(
     "no-headers",
     Kind::Bool,
@@ -183,6 +190,7 @@ pub(super) const GET: Spec = Spec {
         ALL_NAMESPACES,
         WATCH,
         SHOW_LABELS,
+        LABEL_COLUMNS,
         NO_HEADERS,
     ],
 };
@@ -349,6 +357,8 @@ pub(super) struct Args {
     /// `rollout status --timeout` (a Go duration, checked by the parser).
     pub timeout: Option<String>,
     pub show_labels: bool,
+    /// `get -L`: each label a column of its own (pflag's string slice: repeated, or commas).
+    pub label_columns: Vec<String>,
     pub no_headers: bool,
     /// `get -w`: after the list, print every change that arrives.
     pub watch: bool,
@@ -377,6 +387,12 @@ impl Args {
             to_revision: text("to-revision"),
             timeout: text("timeout"),
             show_labels: p.bool("show-labels"),
+            label_columns: p
+                .array("label-columns")
+                .iter()
+                .flat_map(|v| v.split(','))
+                .map(str::to_string)
+                .collect(),
             no_headers: p.bool("no-headers"),
             watch: p.bool("watch"),
             // Its default is true: only `--wait=false` turns it off.

@@ -173,6 +173,7 @@ fn print_tables(
         wide,
         all_namespaces: a.all_namespaces,
         show_labels: a.show_labels,
+        label_columns: a.label_columns.clone(),
         no_headers: a.no_headers,
         kind_prefix: targets.len() > 1
             || a.positional.first().is_some_and(|p| p.contains(['/', ','])),
@@ -200,6 +201,7 @@ fn watch_rows(ctx: &mut Ctx, a: &Args, r: &Resource, name: &str, scope: Option<&
         wide: a.output.as_deref() == Some("wide"),
         all_namespaces: a.all_namespaces,
         show_labels: a.show_labels,
+        label_columns: a.label_columns.clone(),
         no_headers: false,
         kind_prefix: false,
         now: ctx.world.now(),

@@ -1,5 +1,5 @@
 //! kubectl's tables: the columns of each kind (KK `printers.go`), `-o wide`, `-A`'s
-//! NAMESPACE, `--show-labels`, padded as kubectl's tabwriter pads them.
+//! NAMESPACE, `-L`'s label columns, `--show-labels`, padded as kubectl's tabwriter pads them.
 
 use crate::base::Millis;
 use crate::kube::meta::{self, Resource};
@@ -10,6 +10,8 @@ pub(super) struct TableOptions {
     pub wide: bool,
     pub all_namespaces: bool,
     pub show_labels: bool,
+    /// `-L`: labels shown as columns of their own.
+    pub label_columns: Vec<String>,
     /// `--no-headers`: the rows alone, padded among themselves.
     pub no_headers: bool,
     /// Names as `kind.group/name` (several resources were asked for).
@@ -56,6 +58,11 @@ pub(super) fn table(r: &Resource, objs: &[&Value], options: &TableOptions) -> St
     if namespace_column {
         header.insert(0, "NAMESPACE".into());
     }
+    // kubectl's formatLabelHeaders: a label's last path segment, upper-cased.
+    header.extend(options.label_columns.iter().map(|l| {
+        let last = l.rsplit('/').next().unwrap_or(l);
+        last.to_uppercase()
+    }));
     if options.show_labels {
         header.push("LABELS".into());
     }
@@ -72,6 +79,10 @@ pub(super) fn table(r: &Resource, objs: &[&Value], options: &TableOptions) -> St
         if namespace_column {
             cells.insert(0, meta::namespace(o).to_string());
         }
+        cells.extend(options.label_columns.iter().map(|l| {
+            let value = meta::at(o, &["metadata", "labels", l.as_str()]);
+            value.and_then(Value::as_str).unwrap_or("").to_string()
+        }));
         if options.show_labels {
             cells.push(labels_cell(o));
         }
