@@ -548,7 +548,9 @@ impl Cluster {
         known(self).ok_or(ClientError::DeadlineExceeded)
     }
 
-    fn revision_of(&self, ep: MemberId) -> i64 {
+    /// A member's store revision (0 if it is not running): what a page shows of its store
+    /// without listing it.
+    pub fn revision_of(&self, ep: MemberId) -> i64 {
         self.process(ep).map_or(0, |m| m.store.revision())
     }
 

@@ -235,14 +235,10 @@ pub fn picture(world: &World) -> RingPicture {
         })
         .collect();
     let labels = ring::edge_labels(&wires);
-    let revision = world
-        .leader()
-        .and_then(|l| world.kv_view(l))
-        .map_or(0, |v| v.revision);
     RingPicture {
         dots: flying.iter().filter_map(|m| dot(m, &ids, radius)).collect(),
         labels,
-        client_write: world.leader().map(|l| ring::client_write(l, revision)),
+        client_write: (world.leader()).map(|l| ring::client_write(l, world.revision_of(l))),
         partition: world.partition_view(),
         nodes,
         links,

@@ -107,8 +107,8 @@ fn card(world: &World, id: MemberId, lang: Lang, send: &Callback<String>) -> Htm
                     <button data-action="restart" class="primary" onclick={verb("restart")}>{ t(lang, Text::Restart) }</button>
                 }
                 if running && state == "leader" {
-                    <button data-action="client-write" class="primary" title={super::ring::client_write(id, world.kv_view(id).map_or(0, |v| v.revision))}
-                        onclick={command(super::ring::client_write(id, world.kv_view(id).map_or(0, |v| v.revision)))}>{ t(lang, Text::ClientWrite) }</button>
+                    <button data-action="client-write" class="primary" title={super::ring::client_write(id, world.revision_of(id))}
+                        onclick={command(super::ring::client_write(id, world.revision_of(id)))}>{ t(lang, Text::ClientWrite) }</button>
                 }
                 <details class="more">
                     <summary data-action="more">{ t(lang, Text::More) }</summary>
