@@ -206,6 +206,12 @@ impl Store {
         Some(self.kv_at(modified))
     }
 
+    /// The lease of the key's record as of `at`, if it was live then.
+    fn live_lease(&self, key: &[u8], at: Revision) -> Option<i64> {
+        let (modified, _, _) = self.index.get(key)?.get(at)?;
+        self.backend.get(&modified).map(RecordRef::lease)
+    }
+
     /// A range read at `cur` (the current revision, or a write txn's read revision).
     fn range_at(&self, r: &RangeRequest, cur: Revision) -> Result<RangeResponse, MvccError> {
         if r.revision > cur {
@@ -406,7 +412,15 @@ impl Store {
 
     fn tx_delete(&mut self, tx: &mut WriteTxn, key: &[u8]) {
         let rev = tx.next_rev();
-        let prev = self.live_kv(key, rev.main);
+        let prev = if tx.keep_prev_kv {
+            self.live_kv(key, rev.main)
+        } else {
+            None
+        };
+        let lease = match &prev {
+            Some(p) => p.lease,
+            None => self.live_lease(key, rev.main).unwrap_or(0),
+        };
         let kv = KeyValue {
             key: key.to_vec(),
             ..KeyValue::default()
@@ -414,19 +428,18 @@ impl Store {
         self.backend_insert(rev, Record::new(true, &kv));
         let ended = self.index.get_mut(key).map(|ki| ki.tombstone(rev));
         assert!(matches!(ended, Some(Ok(()))), "only live keys are deleted");
-        if let Some(old) = prev.as_ref().map(|p| p.lease).filter(|&l| l != 0) {
-            self.lessor.detach(old, key);
+        if lease != 0 {
+            self.lessor.detach(lease, key);
         }
         let kv = KeyValue {
             key: key.to_vec(),
             mod_revision: rev.main,
             ..KeyValue::default()
         };
-        let prev_kv = if tx.keep_prev_kv { prev } else { None };
         tx.changes.push(Event {
             kind: EventType::Delete,
             kv,
-            prev_kv,
+            prev_kv: prev,
         });
     }
 
