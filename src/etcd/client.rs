@@ -934,7 +934,7 @@ impl PerfReport {
 
 /// Puts a slice of a load sends at most: `--load xl` sends 15,000 a second, and a page that
 /// runs the load in slices must get its frame back between them.
-pub const PERF_PUTS_PER_SLICE: u64 = 256;
+pub const PERF_PUTS_PER_SLICE: u64 = 128;
 
 /// `etcdctl check perf`'s load while it runs: `rate` puts a second for its duration, spread
 /// evenly, under `prefix` (as etcdctl's rate-limited clients do), each answered by the member

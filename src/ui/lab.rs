@@ -806,8 +806,18 @@ impl Lab {
     /// their bodies (read as a script reads them, so the two agree).
     fn run(&mut self, text: &str) {
         self.branch();
-        self.long.queue(script::parse(text));
-        self.continue_long_run(FIRST_SLICE_MS);
+        self.queue_lines(script::parse(text));
+    }
+
+    /// Lines for the console. An idle console runs its first slice at once (a short command
+    /// answers in the frame it was typed in); behind a running line they wait for the frames'
+    /// slices, so that Enters handled in one task never stack a slice each.
+    fn queue_lines(&mut self, lines: Vec<ScriptLine>) {
+        let idle = self.long.is_idle();
+        self.long.queue(lines);
+        if idle {
+            self.continue_long_run(FIRST_SLICE_MS);
+        }
     }
 
     /// Runs the next slice of the console's lines; those that ended go to the transcript.
@@ -843,8 +853,7 @@ impl Lab {
         if msg == LessonMsg::ShowMe {
             // Queued as typed lines are, so that a long `wait` among them runs in slices.
             self.branch();
-            self.long.queue(self.lessons.solution());
-            self.continue_long_run(FIRST_SLICE_MS);
+            self.queue_lines(self.lessons.solution());
             self.observe();
             return Action::Refresh;
         }
@@ -1087,6 +1096,8 @@ mod tests {
         assert_eq!(lab.world().now(), start + FIRST_SLICE_MS, "a frame waits");
         lab.apply(Msg::Command("etcdctl put k v".into()));
         assert_eq!(lab.long_run().map(|p| p.queued), Some(1));
+        let behind = "a line typed behind it runs no slice of its own";
+        assert_eq!(lab.world().now(), start + FIRST_SLICE_MS, "{behind}");
         while lab.long_run().is_some() {
             lab.apply(Msg::Continue(50_000));
         }

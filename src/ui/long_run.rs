@@ -14,7 +14,9 @@ pub const LINES_PER_SLICE: usize = 20;
 #[derive(Clone, Debug, Default)]
 pub struct LongRun {
     queue: VecDeque<ScriptLine>,
-    current: Option<(ScriptLine, Running)>,
+    /// The line whose time is passing, and whether all of it has (its ending then waits
+    /// for a slice with time for it).
+    current: Option<(ScriptLine, Running, bool)>,
 }
 
 /// How far the line whose time is passing is: virtual milliseconds done of its total, and
@@ -42,7 +44,7 @@ impl LongRun {
     pub fn progress(&self, now: Millis) -> Option<Progress> {
         let queued = self.queue.len();
         match &self.current {
-            Some((_, run)) => Some(Progress {
+            Some((_, run, _)) => Some(Progress {
                 done_ms: run.done_ms(now),
                 total_ms: run.total_ms(),
                 queued,
@@ -75,17 +77,19 @@ impl LongRun {
         let mut ended = Vec::new();
         let mut started = 0;
         loop {
-            if let Some((line, mut run)) = self.current.take() {
-                let finished = loop {
-                    let before = s.world.now();
-                    let done = s.resume(&mut run, pace.piece_ms());
-                    pace.ran(s.world.now() - before);
-                    if done || pace.spent() {
-                        break done;
-                    }
-                };
-                if !finished {
-                    self.current = Some((line, run));
+            if let Some((line, mut run, over)) = self.current.take() {
+                let finished = over
+                    || loop {
+                        let before = s.world.now();
+                        let done = s.resume(&mut run, pace.piece_ms());
+                        pace.ran(s.world.now() - before);
+                        if done || pace.spent() {
+                            break done;
+                        }
+                    };
+                // Ending a line can cost as much as a piece (`check perf` deletes its keys).
+                if !finished || (!over && !pace.has_room()) {
+                    self.current = Some((line, run, finished));
                     return ended;
                 }
                 let time_ms = run.time_ms();
@@ -99,7 +103,7 @@ impl LongRun {
             };
             started += 1;
             let run = s.start(&line.text, line.stdin.as_deref());
-            self.current = Some((line, run));
+            self.current = Some((line, run, false));
         }
     }
 }
@@ -118,6 +122,9 @@ struct Pace<'a> {
     piece_ms: Millis,
     clock: &'a dyn Fn() -> f64,
     started: f64,
+    /// Real ms spent when the last piece ended; whether another would end within the budget.
+    last_real: f64,
+    room: bool,
 }
 
 impl<'a> Pace<'a> {
@@ -128,6 +135,8 @@ impl<'a> Pace<'a> {
             piece_ms: FIRST_PIECE_MS,
             clock,
             started: clock(),
+            last_real: 0.0,
+            room: true,
         }
     }
 
@@ -139,6 +148,7 @@ impl<'a> Pace<'a> {
     /// so far, at most twice the last (a busy moment can follow an idle one: a Deployment
     /// created, its pods come).
     fn ran(&mut self, ran_ms: Millis) {
+        let asked_ms = self.piece_ms();
         self.left_ms = self.left_ms.saturating_sub(ran_ms);
         self.done_ms += ran_ms;
         let real = (self.clock)() - self.started;
@@ -146,15 +156,26 @@ impl<'a> Pace<'a> {
         let fits = (SLICE_BUDGET_MS - real).max(0.0) / per_ms.max(1e-9);
         let grown = (self.piece_ms as f64 * 2.0).min(fits) as Millis;
         self.piece_ms = grown.max(FIRST_PIECE_MS);
+        // A piece cannot be cut (a control-plane tick overshoots what it was asked for):
+        // the next one would cost what the last did for the virtual time it was asked.
+        let piece_real = real - self.last_real;
+        let next_real = piece_real * self.piece_ms() as f64 / asked_ms.max(1) as f64;
+        self.room = real + next_real <= SLICE_BUDGET_MS;
+        self.last_real = real;
     }
 
     fn over_budget(&self) -> bool {
         (self.clock)() - self.started >= SLICE_BUDGET_MS
     }
 
-    /// No virtual time left, or no real time.
+    /// Whether another piece at the last one's cost ends within the budget.
+    fn has_room(&self) -> bool {
+        self.room
+    }
+
+    /// No virtual time left, or no real time for another piece.
     fn spent(&self) -> bool {
-        self.left_ms == 0 || self.over_budget()
+        self.left_ms == 0 || !self.room
     }
 }
 
@@ -225,6 +246,56 @@ mod tests {
         assert_eq!(s.world.now(), whole.world.now());
         assert_eq!(s.export_script(), whole.export_script());
         assert!(slices > 100, "{slices} slices");
+    }
+
+    /// A piece cannot be cut, so a slice starts none that would end past its budget at the
+    /// last piece's cost: after a tick of 30 ms it stops (the check after the piece let a
+    /// second one end at 60 ms); pieces of 0.05 ms per virtual ms grow while they fit.
+    #[test]
+    fn a_slice_starts_no_piece_it_cannot_end_within_its_budget() {
+        let t = std::cell::Cell::new(0.0);
+        let clock = || t.get();
+        let mut pace = Pace::new(3_600_000, &clock);
+        t.set(30.0);
+        pace.ran(350);
+        assert!(pace.spent(), "another 30 ms piece would end at 60 ms");
+        t.set(0.0);
+        let mut pace = Pace::new(3_600_000, &clock);
+        let mut pieces = Vec::new();
+        while !pace.spent() {
+            let piece = pace.piece_ms();
+            pieces.push(piece);
+            t.set(t.get() + piece as f64 * 0.05);
+            pace.ran(piece);
+        }
+        assert_eq!(pieces, [100, 200, 400, 200], "45 ms at {} ms", t.get());
+    }
+
+    /// Ending a line can cost as much as a piece (`check perf` deletes its keys): a line
+    /// whose time ran out in a slice with no room left ends first thing in the next one,
+    /// the world as it was.
+    #[test]
+    fn a_line_whose_time_ran_out_with_no_room_left_ends_in_the_next_slice() {
+        let mut s = session();
+        s.execute("wait leader", None);
+        let mut run = LongRun::default();
+        run.queue(script::parse("wait 300ms\n"));
+        let t = std::cell::Cell::new(0.0);
+        let clock = || {
+            t.set(t.get() + 40.0);
+            t.get()
+        };
+        let end = s.world.now() + 300;
+        let mut slices = Vec::new();
+        while !run.is_idle() {
+            let ended = run.slice_within(&mut s, 3_600_000, &clock);
+            slices.push((s.world.now(), ended.len()));
+        }
+        assert_eq!(
+            slices[slices.len() - 2..],
+            [(end, 0), (end, 1)],
+            "{slices:?}"
+        );
     }
 
     /// A control plane's busiest minute (500 replicas coming in, 170 left Pending), cut in
