@@ -29,6 +29,24 @@ async fn record_progress(page: &Page) -> Result {
     Ok(())
 }
 
+/// Records the most elements matching `selector` the page has drawn at once from now on, and
+/// the largest `data-rows-more` (rows a list left out), in `window.__most` (`[count, more]`).
+async fn record_most(page: &Page, selector: &str) -> Result {
+    page.execute(
+        "window.__most = [0, 0];
+         const seen = () => {
+             const n = document.querySelectorAll(arguments[0]).length;
+             const cut = document.querySelector('[data-rows-more]');
+             const more = cut ? +cut.getAttribute('data-rows-more') : 0;
+             window.__most = [Math.max(n, window.__most[0]), Math.max(more, window.__most[1])];
+         };
+         new MutationObserver(seen).observe(document.body, {subtree: true, childList: true});",
+        vec![selector.into()],
+    )
+    .await?;
+    Ok(())
+}
+
 /// Records the page's long tasks (over 50 ms) from now on, in `window.__tasks` (printed by
 /// the tests, never asserted: wall time on a shared machine is no test's business).
 async fn watch_long_tasks(page: &Page) -> Result {
@@ -273,8 +291,9 @@ fn a_2_mib_put_in_the_page_gets_etcdctls_real_error() {
 
 /// `etcdctl check perf` typed in the console: its minute of load runs in slices, the page
 /// showing how far it is (values between none and all of the minute), and ends with the
-/// verdicts etcdctl prints; the page's longest tasks meanwhile are printed (never asserted:
-/// wall time on a shared machine is no test's business).
+/// verdicts etcdctl prints, with the Keys tab open (it draws 100 of the load's thousands of
+/// keys); the page's longest tasks meanwhile are printed (never asserted: wall time on a
+/// shared machine is no test's business).
 #[test]
 fn check_perf_runs_its_minute_of_load_in_slices() {
     story(
@@ -283,7 +302,9 @@ fn check_perf_runs_its_minute_of_load_in_slices() {
             let page = h.open(1280, 720).await?;
             page.wait_single_leader().await?;
             page.pause().await?;
+            page.click("[data-tab=keys]").await?;
             record_progress(&page).await?;
+            record_most(&page, "[data-kv-key]").await?;
             watch_long_tasks(&page).await?;
             page.type_text(CONSOLE, "etcdctl check perf\n").await?;
             wait_for("the verdicts", async || {
@@ -293,6 +314,11 @@ fn check_perf_runs_its_minute_of_load_in_slices() {
             })
             .await?;
             page.screenshot("long-runs-check-perf").await?;
+            // The Keys tab draws the first 100 of the load's keys and says how many it left.
+            let most = page.execute("return window.__most;", vec![]).await?;
+            println!("most key rows drawn, most rows not shown: {most}");
+            assert_eq!(most[0], 100, "{most}");
+            assert!(most[1].as_u64().is_some_and(|n| n > 1_000), "{most}");
             let seen = progress_seen(&page).await?;
             let minute = 60_000;
             let mut done: Vec<u64> = seen.iter().filter(|p| p.1 == minute).map(|p| p.0).collect();
@@ -316,7 +342,8 @@ fn check_perf_runs_its_minute_of_load_in_slices() {
 
 /// More replicas than the nodes can hold (3 nodes × 110 pods): the pods come in over the
 /// minute `wait` runs in slices, 330 run and the rest stay Pending with the scheduler's
-/// FailedScheduling event, and the page goes on drawing meanwhile. Its long tasks are printed
+/// FailedScheduling event, and the page goes on drawing meanwhile, the Kubernetes tab open
+/// (it draws 100 of the pods and says how many it left out). Its long tasks are printed
 /// for the issue's note, never asserted. The network is the CLI's (the page's own is slowed
 /// for its animation, and there the control plane's requests, one after the other, bring the
 /// pods in over minutes rather than seconds).
@@ -331,6 +358,7 @@ fn a_replica_count_the_nodes_cannot_hold_leaves_pods_pending_in_slices() {
             page.console("latency 5ms jitter 2ms").await?;
             page.console("kube up").await?;
             page.console("wait 45s").await?;
+            page.click("[data-tab=kube]").await?;
             record_progress(&page).await?;
             watch_long_tasks(&page).await?;
             // Pasted: WebDriver's typing handles every key of a text in one task, which a
@@ -358,6 +386,18 @@ fn a_replica_count_the_nodes_cannot_hold_leaves_pods_pending_in_slices() {
             .await?;
             assert!(out.contains("deployment.apps/web created"), "{out}");
             assert!(get.contains("330/500"), "{get}");
+            // The Kubernetes tab draws 100 of the 500 pods and says how many it left.
+            assert_eq!(page.count("[data-pod]").await?, 100);
+            let cut = page.attrs("[data-rows-more]", "data-rows-more").await?;
+            assert_eq!(
+                cut.first().cloned().flatten().as_deref(),
+                Some("400"),
+                "{cut:?}"
+            );
+            let at_cut =
+                "document.querySelector('[data-rows-more]').scrollIntoView({block: 'center'});";
+            page.execute(at_cut, vec![]).await?;
+            page.screenshot("long-runs-pending-pods-cut").await?;
             let pending =
                 "kubectl get pods --field-selector status.phase=Pending | grep -c Pending";
             let count = page.console(pending).await?;

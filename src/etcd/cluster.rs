@@ -295,23 +295,23 @@ impl Sim<Member> {
         self.process(id).map(|m| m.store.view())
     }
 
+    /// [`Cluster::kv_view`] with only the first `limit` keys read.
+    pub fn kv_view_first(&self, id: MemberId, limit: usize) -> Option<crate::mvcc::StoreView> {
+        self.process(id).map(|m| m.store.view_first(limit))
+    }
+
     /// The live keys starting with `prefix` and their mod revisions, as the leader's store
     /// (or else the first member's) holds them.
     pub fn keys_under(&self, prefix: &[u8]) -> Vec<(String, Revision)> {
         let seer = self.leader().or_else(|| self.member_ids().first().copied());
-        let Some(store) = seer.and_then(|m| self.kv_view(m)) else {
+        let Some(m) = seer.and_then(|m| self.process(m)) else {
             return Vec::new();
         };
-        store
-            .kvs
-            .iter()
-            .filter(|kv| kv.key.starts_with(prefix))
-            .map(|kv| {
-                (
-                    String::from_utf8_lossy(&kv.key).into_owned(),
-                    kv.mod_revision,
-                )
-            })
+        let end = crate::mvcc::prefix_range_end(prefix);
+        m.store
+            .live_keys(prefix, &end)
+            .into_iter()
+            .map(|(key, rev)| (String::from_utf8_lossy(&key).into_owned(), rev))
             .collect()
     }
 

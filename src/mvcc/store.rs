@@ -69,8 +69,10 @@ pub struct StoreView {
     pub revision: Revision,
     /// -1 until the first compaction.
     pub compact_revision: Revision,
-    /// Every live key at the current revision, in key order.
+    /// The live keys at the current revision, in key order (the first of them, if limited).
     pub kvs: Vec<KeyValue>,
+    /// How many keys are live, shown or not.
+    pub live_keys: usize,
     pub db: DbSize,
     pub alarms: Vec<AlarmMember>,
 }
@@ -288,13 +290,39 @@ impl Store {
 
     /// What the UI shows.
     pub fn view(&self) -> StoreView {
+        self.view_first(usize::MAX)
+    }
+
+    /// What the UI shows, with only the first `limit` keys read: a page draws a few of ten
+    /// thousand, and reading each key's record is most of a listing's cost.
+    pub fn view_first(&self, limit: usize) -> StoreView {
+        let (mut kvs, mut live_keys) = (Vec::new(), 0);
+        self.for_each_live(&[0], &[0], self.current_rev, |_, m| {
+            if kvs.len() < limit {
+                kvs.push(self.kv_at(m));
+            }
+            live_keys += 1;
+            true
+        });
         StoreView {
             revision: self.current_rev,
             compact_revision: self.compact_rev,
-            kvs: self.live_kvs(),
+            kvs,
+            live_keys,
             db: self.db_size(),
             alarms: self.alarms.iter().copied().collect(),
         }
+    }
+
+    /// The live keys in `[key, end)` (as a range reads them) with their mod revisions, from
+    /// the key index alone: no record is read.
+    pub fn live_keys(&self, key: &[u8], end: &[u8]) -> Vec<(Vec<u8>, Revision)> {
+        let mut out = Vec::new();
+        self.for_each_live(key, end, self.current_rev, |k, m| {
+            out.push((k.to_vec(), m.main));
+            true
+        });
+        out
     }
 
     /// Number of records in the backend's key bucket (live, historical and tombstones).

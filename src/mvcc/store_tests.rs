@@ -1139,3 +1139,34 @@ fn etcd_fixture_single_scenario() {
     assert_eq!(restored.leases(), vec![L3600], "I12");
     assert_eq!(restored.hash_kv(0), s.hash_kv(0));
 }
+
+/// The page's views read only what they draw: the first keys of a store, and the keys and
+/// mod revisions under a prefix from the index; both as the full view has them.
+#[test]
+fn a_view_of_the_first_keys_and_the_keys_under_a_prefix_agree_with_the_full_view() {
+    let mut s = Store::new(StoreConfig::default());
+    for (k, v) in [
+        ("b/2", "x"),
+        ("a", "1"),
+        ("b/1", "y"),
+        ("c", "z"),
+        ("b/3", "w"),
+    ] {
+        put(&mut s, k, v).unwrap();
+    }
+    put(&mut s, "b/1", "again").unwrap();
+    s.apply(&del("c", "", false), 0).unwrap();
+    let full = s.view();
+    assert_eq!(full.live_keys, 4);
+    let first = s.view_first(2);
+    assert_eq!(first.kvs, full.kvs[..2]);
+    assert_eq!((first.live_keys, first.revision), (4, full.revision));
+    let under: Vec<(Vec<u8>, Revision)> = full
+        .kvs
+        .iter()
+        .filter(|kv| kv.key.starts_with(b"b/"))
+        .map(|kv| (kv.key.clone(), kv.mod_revision))
+        .collect();
+    assert_eq!(s.live_keys(b"b/", &prefix_range_end(b"b/")), under);
+    assert_eq!(under.len(), 3);
+}

@@ -221,6 +221,7 @@ texts! {
     KvRevision => ("revision", "Revision"),
     KvCompacted => ("compacted at", "已壓縮至"),
     KvEmpty => ("no keys yet: try etcdctl put greeting hello", "還沒有鍵：試試 etcdctl put greeting hello"),
+    RowsNotShown => ("more not shown; all of them:", "筆未顯示；列出全部："),
     WatchStream => ("Watch stream (latest changes)", "Watch 串流（最近的變更）"),
     Presets => ("Presets", "預設情境"),
     IsolateLeader => ("Isolate the leader", "隔離 Leader"),

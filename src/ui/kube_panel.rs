@@ -4,6 +4,7 @@
 use super::i18n::{t, Lang, Text};
 use super::lab::Msg;
 use super::page::Dispatch;
+use super::panels::{rows_not_shown, ROWS_SHOWN};
 use super::view::Action;
 use crate::base::Millis;
 use crate::console::Session;
@@ -95,22 +96,24 @@ pub fn kube(session: &Session, follow: bool, lang: Lang, d: &Dispatch) -> Html {
         (!leads).then(|| html! { <p class="kube-stopped">{ format!("{who}: {}", t(lang, Text::KubeStopped)) }</p> })
     };
     let followed = crate::kube::trace::follow_last(kube.api.journal());
+    let registry = crate::kube::view::registry_keys(world);
     html! {
         <div class="kube-panel" data-kube="up">
             { for stopped(view.controller_manager_leads, "kube-controller-manager") }
             { for stopped(view.scheduler_leads, "kube-scheduler") }
             { if follow { follow_panel(followed.as_ref(), lang, d) } else { follow_button(followed.is_some(), lang, d) } }
-            { tree(&view.deployments) }
+            { tree(&view.deployments, lang) }
             <h3>{ t(lang, Text::KubeNodes) }</h3>
             { nodes(&view.nodes) }
             <h3>{ t(lang, Text::KubeEvents) }</h3>
             { events(&view.events, world.now()) }
             <h3>{ t(lang, Text::KubeRegistry) }</h3>
             <ol class="kube-registry" data-registry="">
-                { for crate::kube::view::registry_keys(world).iter().map(|(key, rev)| html! {
+                { for registry.iter().take(ROWS_SHOWN).map(|(key, rev)| html! {
                     <li><span class="rev">{ *rev }</span><span class="k">{ key.clone() }</span></li>
                 }) }
             </ol>
+            { rows_not_shown(registry.len().saturating_sub(ROWS_SHOWN), "etcdctl get /registry --prefix --keys-only", lang) }
         </div>
     }
 }
@@ -131,7 +134,7 @@ fn follow_button(wrote: bool, lang: Lang, d: &Dispatch) -> Html {
     }
 }
 
-fn tree(deployments: &[DeploymentView]) -> Html {
+fn tree(deployments: &[DeploymentView], lang: Lang) -> Html {
     html! {
         <ul class="kube-tree">
             { for deployments.iter().map(|dep| html! {
@@ -145,7 +148,7 @@ fn tree(deployments: &[DeploymentView]) -> Html {
                                 <span class="kind">{ "replicaset" }</span>{ format!(" {} ", rs.name) }
                                 <span class="ratio">{ format!("{}/{}", rs.ready, rs.desired) }</span>
                                 <ul>
-                                    { for rs.pods.iter().map(|pod| html! {
+                                    { for rs.pods.iter().take(ROWS_SHOWN).map(|pod| html! {
                                         <li data-pod={pod.name.clone()} data-pod-status={pod.status.clone()}
                                             class={classes!("pod", pod.status.to_lowercase())}>
                                             <span class="kind">{ "pod" }</span>{ format!(" {} ", pod.name) }
@@ -154,6 +157,7 @@ fn tree(deployments: &[DeploymentView]) -> Html {
                                         </li>
                                     }) }
                                 </ul>
+                                { rows_not_shown(rs.pods.len().saturating_sub(ROWS_SHOWN), &format!("kubectl get pods -n {}", dep.namespace), lang) }
                             </li>
                         }) }
                     </ul>

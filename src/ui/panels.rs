@@ -8,6 +8,23 @@ use crate::base::MemberId;
 use crate::etcd::Cluster as World;
 use yew::prelude::*;
 
+/// Rows a panel's list draws at most: a class reads a few, a page cannot draw ten thousand
+/// in a frame (`check perf`'s keys, 500 pods), and the console lists them all.
+pub const ROWS_SHOWN: usize = 100;
+
+/// The line after a list cut at [`ROWS_SHOWN`]: how many rows are not shown, and the command
+/// that lists them all.
+pub fn rows_not_shown(more: usize, command: &str, lang: Lang) -> Html {
+    if more == 0 {
+        return html! {};
+    }
+    html! {
+        <p class="rows-more" data-rows-more={more.to_string()}>
+            { format!("… {more} {} ", t(lang, Text::RowsNotShown)) }<code>{ command }</code>
+        </p>
+    }
+}
+
 pub fn inspector(world: &World, recorder: &Recorder, id: u64, lang: Lang, d: &Dispatch) -> Html {
     let flying = world.in_flight().into_iter().find(|m| m.id == id);
     let on_wire = flying.is_some();
@@ -68,7 +85,7 @@ pub fn keys(world: &World, chosen: Option<MemberId>, lang: Lang, d: &Dispatch) -
     let Some(member) = member else {
         return html! {};
     };
-    let Some(view) = world.kv_view(member) else {
+    let Some(view) = world.kv_view_first(member, ROWS_SHOWN) else {
         return html! {};
     };
     let events = world
@@ -113,6 +130,7 @@ pub fn keys(world: &World, chosen: Option<MemberId>, lang: Lang, d: &Dispatch) -
                         }) }
                     </tbody>
                 </table>
+                { rows_not_shown(view.live_keys - view.kvs.len(), "etcdctl get --prefix \"\"", lang) }
             }
             <h3>{ t(lang, Text::WatchStream) }</h3>
             <ol class="watch-stream" data-watch-stream="">
