@@ -288,6 +288,7 @@ texts! {
     Dismiss => ("Dismiss", "關閉"),
     Shortcuts => ("Keys: Space play/pause · N step · / console", "快捷鍵：空白鍵 播放/暫停 · N 單步 · / 主控台"),
     SpaceTime => ("space-time diagram of messages", "訊息的時空圖"),
+    SpaceTimeCut => ("messages drawn, the newest of those in the window:", "則訊息已繪出（最新的），視窗內共"),
     SpaceTimeHint => ("Each arrow is one message: sent on the left end, received at the tip. Click one to inspect it.", "每個箭頭是一則訊息：左端送出，箭頭處收到。點一下可檢視。"),
     CrashTitle => ("Raft Lab stopped", "Raft Lab 已停止"),
     CrashBody => ("The simulation hit an error it cannot recover from, so the page no longer runs. Reload this run to go on from the last command, or send the seed and the script below with a bug report.", "模擬遇到無法復原的錯誤，頁面已停止運作。重新載入這段執行即可從最後一個指令繼續，或把下面的種子與腳本附在錯誤回報中。"),

@@ -6,7 +6,7 @@
 
 use super::cluster::message_class;
 use super::i18n::{t, Lang, Text};
-use super::recorder::{Recorder, Seen, WINDOW_MS};
+use super::recorder::{Seen, WINDOW_MS};
 use crate::base::{MemberId, Millis};
 use crate::etcd::Cluster as World;
 use crate::raft::{NodeEvent, RoleName};
@@ -80,9 +80,10 @@ impl Axes {
     }
 }
 
+/// The diagram of `drawn` (what `Recorder::drawn` keeps of the window).
 pub fn render(
     world: &World,
-    recorder: &Recorder,
+    drawn: &[&Seen],
     selected: Option<u64>,
     lang: Lang,
     on_select: Callback<u64>,
@@ -100,8 +101,8 @@ pub fn render(
         now,
         height,
     };
-    let arrows = recorder
-        .shown(now)
+    let arrows = drawn
+        .iter()
         .filter_map(|seen| arrow(&axes, seen, selected, &on_select));
     html! {
         <svg class="lamport" xmlns="http://www.w3.org/2000/svg" data-lamport=""

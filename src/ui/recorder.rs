@@ -12,6 +12,10 @@ pub const WINDOW_MS: Millis = 1_500;
 // What the page draws after a rewind comes from a checkpoint's wire records.
 const _: () = assert!(2 * WINDOW_MS <= crate::console::CHECKPOINT_WIRE_MS);
 const KEEP: usize = 600;
+/// Arrows the diagram draws at most, the newest: a busy control plane sends hundreds in the
+/// window, more than anyone reads, and every arrow moves as the window slides, so a frame
+/// that redrew 600 of them held the page for 100 ms and more.
+pub const ARROWS_SHOWN: usize = 200;
 /// Wire records the world keeps for the page (a frame at 100× reads well under this).
 pub const WIRE_LOG: usize = 4_096;
 
@@ -89,6 +93,15 @@ impl Recorder {
         self.seen.values()
     }
 
+    /// The messages the space-time diagram draws at `now`: the newest [`ARROWS_SHOWN`] of
+    /// those it shows, in send order; and how many it shows.
+    pub fn drawn(&self, now: Millis) -> (Vec<&Seen>, usize) {
+        let mut all: Vec<&Seen> = self.shown(now).collect();
+        let total = all.len();
+        all.drain(..total.saturating_sub(ARROWS_SHOWN));
+        (all, total)
+    }
+
     /// The messages the space-time diagram shows at `now` (on the wire during its window), in
     /// send order.
     pub fn shown(&self, now: Millis) -> impl Iterator<Item = &Seen> {
@@ -120,6 +133,27 @@ mod tests {
             session.run_for(20);
             recorder.observe(&session.world);
         }
+    }
+
+    /// A busy window (the control plane's requests on a fast network) draws its newest
+    /// arrows, in send order, and says how many it holds; a quiet one draws them all.
+    #[test]
+    fn a_busy_window_draws_its_newest_arrows() {
+        let (mut s, mut recorder) = (session(&["wait leader"]), Recorder::default());
+        record(&mut s, &mut recorder, 2_000);
+        let (quiet, in_window) = recorder.drawn(s.world.now());
+        assert_eq!(quiet.len(), in_window, "heartbeats alone are all drawn");
+        let create = "kubectl create deployment web --image=nginx --replicas=30";
+        for line in ["latency 2ms", "kube up", create] {
+            s.execute(line, None);
+        }
+        record(&mut s, &mut recorder, 1_000);
+        let now = s.world.now();
+        let (drawn, total) = recorder.drawn(now);
+        assert!(total > ARROWS_SHOWN, "{total} messages in the window");
+        let all: Vec<u64> = recorder.shown(now).map(|m| m.message.id).collect();
+        let ids: Vec<u64> = drawn.iter().map(|m| m.message.id).collect();
+        assert_eq!(ids, all[total - ARROWS_SHOWN..]);
     }
 
     #[test]

@@ -113,12 +113,10 @@ fn space_time(lab: &Lab, view: &View, on_select: Callback<u64>, d: &Dispatch) ->
         })
     };
     let recorder: &Recorder = lab.recorder();
+    let (drawn, in_window) = recorder.drawn(lab.world().now());
     // The keyboard walks the arrows (a tab stop per arrow would be hundreds of them).
     let onkeydown = {
-        let ids: Vec<u64> = recorder
-            .shown(lab.world().now())
-            .map(|s| s.message.id)
-            .collect();
+        let ids: Vec<u64> = drawn.iter().map(|s| s.message.id).collect();
         let (selected, on_select) = (view.selected_message, on_select.clone());
         Callback::from(move |e: KeyboardEvent| {
             if let Some(id) = message_after_key(&e.key(), &ids, selected) {
@@ -132,8 +130,13 @@ fn space_time(lab: &Lab, view: &View, on_select: Callback<u64>, d: &Dispatch) ->
             <p class="muted">{ t(lang, Text::SpaceTimeHint) }</p>
             <div class="lamport-keys" tabindex="0" role="group" data-lamport-keys=""
                 aria-label={t(lang, Text::SpaceTimeKeys)} {onkeydown}>
-                { lamport::render(lab.world(), recorder, view.selected_message, lang, on_select) }
+                { lamport::render(lab.world(), &drawn, view.selected_message, lang, on_select) }
             </div>
+            if drawn.len() < in_window {
+                <p class="muted" data-lamport-cut={in_window.to_string()}>
+                    { format!("{} {} {in_window}", drawn.len(), t(lang, Text::SpaceTimeCut)) }
+                </p>
+            }
             <div class="button-row">
                 <button data-action="download-svg" onclick={save_svg}>{ t(lang, Text::DownloadSvg) }</button>
                 <button data-action="download-png" onclick={save_png}>{ t(lang, Text::DownloadPng) }</button>
