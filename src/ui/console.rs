@@ -7,7 +7,7 @@ use super::i18n::{console_hint, t, Lang, Text};
 use super::lab::{ConsoleEntry, Continuation, EntryKind, Lab, Msg};
 use super::long_run::SLICE_BUDGET_MS;
 use super::page::{Dispatch, Page};
-use crate::base::{format_duration, Millis};
+use crate::base::Millis;
 use crate::console::complete::complete;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -195,11 +195,12 @@ pub fn progress(lab: &Lab, lang: Lang) -> Html {
     let Some(p) = lab.long_run() else {
         return html! {};
     };
+    // As the header's clock reads (`12719ms / 60s` was a script's form, not a reader's).
     let mut text = format!(
-        "{} {} / {}",
+        "{} {:.1} / {:.1} s",
         t(lang, Text::ConsoleRunning),
-        format_duration(p.done_ms),
-        format_duration(p.total_ms)
+        p.done_ms as f64 / 1000.0,
+        p.total_ms as f64 / 1000.0
     );
     if p.queued > 0 {
         text.push_str(&format!(" · {} {}", p.queued, t(lang, Text::ConsoleQueued)));
