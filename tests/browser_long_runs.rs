@@ -394,6 +394,15 @@ fn a_replica_count_the_nodes_cannot_hold_leaves_pods_pending_in_slices() {
                 Some("400"),
                 "{cut:?}"
             );
+            // It counts the pods left out by status, Pending among them: 400 in all.
+            let line = page.text("[data-rows-more]").await?;
+            let counts: Vec<u64> = line
+                .split(['(', ',', ')'])
+                .filter(|p| p.contains("Running") || p.contains("Pending"))
+                .filter_map(|p| p.split_whitespace().next()?.parse().ok())
+                .collect();
+            assert!(line.contains(" Pending"), "{line}");
+            assert_eq!(counts.iter().sum::<u64>(), 400, "{line}");
             let at_cut =
                 "document.querySelector('[data-rows-more]').scrollIntoView({block: 'center'});";
             page.execute(at_cut, vec![]).await?;

@@ -8,7 +8,7 @@ use super::panels::{rows_not_shown, ROWS_SHOWN};
 use super::view::Action;
 use crate::base::Millis;
 use crate::console::Session;
-use crate::kube::view::{DeploymentView, EventView, NodeView};
+use crate::kube::view::{DeploymentView, EventView, NodeView, PodView};
 use yew::prelude::*;
 
 /// One kubectl change followed end to end (`kube::trace`): each write with the component
@@ -113,7 +113,7 @@ pub fn kube(session: &Session, follow: bool, lang: Lang, d: &Dispatch) -> Html {
                     <li><span class="rev">{ *rev }</span><span class="k">{ key.clone() }</span></li>
                 }) }
             </ol>
-            { rows_not_shown(registry.len().saturating_sub(ROWS_SHOWN), "etcdctl get /registry --prefix --keys-only", lang) }
+            { rows_not_shown(registry.len().saturating_sub(ROWS_SHOWN), "", "etcdctl get /registry --prefix --keys-only", lang) }
         </div>
     }
 }
@@ -157,7 +157,7 @@ fn tree(deployments: &[DeploymentView], lang: Lang) -> Html {
                                         </li>
                                     }) }
                                 </ul>
-                                { rows_not_shown(rs.pods.len().saturating_sub(ROWS_SHOWN), &format!("kubectl get pods -n {}", dep.namespace), lang) }
+                                { rows_not_shown(rs.pods.len().saturating_sub(ROWS_SHOWN), &statuses(rs.pods.get(ROWS_SHOWN..).unwrap_or_default()), &format!("kubectl get pods -n {}", dep.namespace), lang) }
                             </li>
                         }) }
                     </ul>
@@ -165,6 +165,17 @@ fn tree(deployments: &[DeploymentView], lang: Lang) -> Html {
             }) }
         </ul>
     }
+}
+
+/// How many of `pods` are in each status (`230 Running, 170 Pending`): a cut list must not
+/// hide that some are stuck.
+fn statuses(pods: &[PodView]) -> String {
+    let mut count = std::collections::BTreeMap::<&str, usize>::new();
+    for pod in pods {
+        *count.entry(&pod.status).or_default() += 1;
+    }
+    let parts: Vec<String> = count.iter().map(|(s, n)| format!("{n} {s}")).collect();
+    parts.join(", ")
 }
 
 fn nodes(nodes: &[NodeView]) -> Html {

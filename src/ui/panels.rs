@@ -12,15 +12,21 @@ use yew::prelude::*;
 /// in a frame (`check perf`'s keys, 500 pods), and the console lists them all.
 pub const ROWS_SHOWN: usize = 100;
 
-/// The line after a list cut at [`ROWS_SHOWN`]: how many rows are not shown, and the command
-/// that lists them all.
-pub fn rows_not_shown(more: usize, command: &str, lang: Lang) -> Html {
+/// The line after a list cut at [`ROWS_SHOWN`]: how many rows are not shown (`kinds`, if
+/// any, says of what kinds), and the command that lists them all.
+pub fn rows_not_shown(more: usize, kinds: &str, command: &str, lang: Lang) -> Html {
     if more == 0 {
         return html! {};
     }
+    let kinds = if kinds.is_empty() {
+        String::new()
+    } else {
+        format!(" ({kinds})")
+    };
+    let (not_shown, all) = (t(lang, Text::RowsNotShown), t(lang, Text::RowsAllOfThem));
     html! {
         <p class="rows-more" data-rows-more={more.to_string()}>
-            { format!("… {more} {} ", t(lang, Text::RowsNotShown)) }<code>{ command }</code>
+            { format!("… {more} {not_shown}{kinds}{all} ") }<code>{ command }</code>
         </p>
     }
 }
@@ -130,7 +136,7 @@ pub fn keys(world: &World, chosen: Option<MemberId>, lang: Lang, d: &Dispatch) -
                         }) }
                     </tbody>
                 </table>
-                { rows_not_shown(view.live_keys - view.kvs.len(), "etcdctl get --prefix \"\"", lang) }
+                { rows_not_shown(view.live_keys - view.kvs.len(), "", "etcdctl get --prefix \"\"", lang) }
             }
             <h3>{ t(lang, Text::WatchStream) }</h3>
             <ol class="watch-stream" data-watch-stream="">
