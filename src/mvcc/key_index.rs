@@ -200,6 +200,12 @@ impl KeyIndex {
 
     /// Records a put at `rev`.
     pub fn put(&mut self, rev: Rev) -> Result<(), IndexError> {
+        self.push(rev)?;
+        self.share_generations();
+        Ok(())
+    }
+
+    fn push(&mut self, rev: Rev) -> Result<(), IndexError> {
         if rev <= self.modified() {
             return Err(IndexError::NotNewer);
         }
@@ -209,7 +215,6 @@ impl KeyIndex {
         }
         g.revs.push(rev);
         g.ver += 1;
-        self.share_generations();
         Ok(())
     }
 
@@ -246,7 +251,8 @@ impl KeyIndex {
         if !self.is_live() {
             return Err(IndexError::NotLive);
         }
-        self.put(rev)?;
+        // One share for both changes: sharing looks the generations up and copies them.
+        self.push(rev)?;
         Arc::make_mut(&mut self.generations).push(Generation::default());
         self.share_generations();
         Ok(())

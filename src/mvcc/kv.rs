@@ -2,9 +2,13 @@
 
 use crate::base::Revision;
 use serde::{Deserialize, Serialize};
+use std::ops::Bound;
 
 /// A lease ID (etcd's `int64` lease ID; 0 means "no lease").
 pub type LeaseId = i64;
+
+/// The keys a range covers, as `BTreeMap::range` takes them.
+pub type KeyBounds<'a> = (Bound<&'a [u8]>, Bound<&'a [u8]>);
 
 /// A revision with its sub-revision: the `sub`-th change of the write txn `main`
 /// (etcd `mvcc/revision.go`). Ordered by `(main, sub)`.
@@ -233,25 +237,6 @@ impl KeyValue {
         }
     }
 
-    /// The lease of an encoding [`KeyValue::encode_proto`] wrote (0: none), without copying
-    /// its key and value: a range delete needs only that of each key it deletes.
-    pub fn proto_lease(bytes: &[u8]) -> i64 {
-        let mut r = ProtoReader(bytes);
-        while let Some(tag) = r.varint() {
-            let value = match tag & 7 {
-                0 => r.varint(),
-                2 => r.bytes().map(|_| 0),
-                _ => None,
-            };
-            match value {
-                Some(v) if tag == 6 << 3 => return v as i64,
-                Some(_) => {}
-                None => return 0,
-            }
-        }
-        0
-    }
-
     /// Length of [`KeyValue::encode_proto`]'s output, without encoding.
     pub fn proto_len(&self) -> usize {
         bytes_field_len(self.key.len())
@@ -396,30 +381,6 @@ pub fn prefix_range_end(prefix: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_records_lease_reads_as_its_decoding_does() {
-        let big = vec![b'v'; 300];
-        for (key, value, lease) in [
-            (&b"k"[..], &b""[..], 0),
-            (b"k", b"v", 0x694d_8a1f_2c3b_4d5e),
-            (b"/registry/leases/x", &big[..], 7),
-            (b"", b"", i64::MAX),
-        ] {
-            let kv = KeyValue {
-                key: key.to_vec(),
-                value: value.to_vec(),
-                create_revision: 1 << 40,
-                mod_revision: 300,
-                version: 2,
-                lease,
-            };
-            let mut proto = Vec::new();
-            kv.encode_proto(&mut proto);
-            assert_eq!(KeyValue::proto_lease(&proto), lease, "{kv:?}");
-            assert_eq!(KeyValue::decode_proto(&proto).map(|d| d.lease), Some(lease));
-        }
-    }
 
     #[test]
     fn a_rev_list_reads_as_the_revisions_it_stands_for() {

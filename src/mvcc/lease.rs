@@ -2,7 +2,7 @@
 //! expiry clock is member-local: only the primary lessor (the leader's) counts down, renews
 //! and reports expired leases, which the leader then revokes through Raft.
 
-use super::kv::LeaseId;
+use super::kv::{KeyBounds, LeaseId};
 use super::MvccError;
 use crate::base::Millis;
 use std::collections::{BTreeMap, BTreeSet};
@@ -103,6 +103,16 @@ impl Lessor {
     pub fn detach(&mut self, id: LeaseId, key: &[u8]) {
         if let Some(l) = self.leases.get_mut(&id) {
             l.keys.remove(key);
+        }
+    }
+
+    /// Detaches every key in `bounds` from its lease.
+    pub fn detach_range(&mut self, bounds: KeyBounds) {
+        for l in self.leases.values_mut() {
+            let gone: Vec<Vec<u8>> = l.keys.range::<[u8], _>(bounds).cloned().collect();
+            for k in &gone {
+                l.keys.remove(k);
+            }
         }
     }
 

@@ -53,10 +53,6 @@ impl<'a> RecordRef<'a> {
         KeyValue::proto_key(self.proto())
     }
 
-    pub fn lease(self) -> i64 {
-        KeyValue::proto_lease(self.proto())
-    }
-
     pub fn kv(self) -> KeyValue {
         // Only `Record::new` makes the bytes, so they always decode.
         KeyValue::decode_proto(self.proto()).unwrap_or_default()

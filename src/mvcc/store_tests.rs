@@ -384,6 +384,34 @@ fn compaction_errors_and_what_survives() {
 }
 
 #[test]
+fn a_delete_lets_go_of_the_leases_of_the_keys_it_deletes_and_no_others() {
+    let mut s = Store::default();
+    for id in [5, 6] {
+        let grant = Request::LeaseGrant(LeaseGrantRequest { id, ttl_s: 60 });
+        s.apply(&grant, 0).unwrap();
+    }
+    for (k, lease) in [("a", 5), ("b", 6), ("c", 5), ("d", 5), ("e", 6)] {
+        let p = PutRequest {
+            lease,
+            ..PutRequest::new(k, "v")
+        };
+        s.apply(&Request::Put(p), 0).unwrap();
+    }
+    s.apply(&del("a", "c", false), 0).unwrap();
+    s.apply(&del("e", "", false), 0).unwrap();
+    s.apply(&del("z", "a", false), 0).unwrap();
+    let keys = |s: &Store, id| s.lease_time_to_live(id, true, 0).keys;
+    assert_eq!(keys(&s, 5), vec![b"c".to_vec(), b"d".to_vec()]);
+    assert_eq!(keys(&s, 6), Vec::<Vec<u8>>::new());
+    s.apply(&del("d", "\0", false), 0).unwrap();
+    assert_eq!(keys(&s, 5), vec![b"c".to_vec()]);
+    let revoke = Request::LeaseRevoke(LeaseRevokeRequest { id: 5 });
+    assert_eq!(s.apply(&revoke, 0).unwrap().revision(), 10);
+    assert_eq!(get(&s, "c"), None);
+    assert_eq!(s.range(&RangeRequest::prefix("")).map(|r| r.count), Ok(0));
+}
+
+#[test]
 fn leases_revoke_in_one_revision_and_expire() {
     let mut s = Store::default();
     s.lease_promote(0, 0);
