@@ -604,6 +604,8 @@ impl Member {
 
     fn finish(&mut self, mut rd: Ready, ctx: &mut Ctx<Message>) {
         self.durable.persist(&rd);
+        // Sharing copies the log's open run: only worth it when the disk just changed.
+        let disk_changed = !rd.entries.is_empty() || rd.snapshot.is_some();
         if let Some(snap) = &rd.snapshot {
             self.restore_image(&snap.data);
             ctx.note(format!("restore snapshot {}@{}", snap.index, snap.term));
@@ -649,7 +651,9 @@ impl Member {
         if let Some(node) = self.node.as_mut() {
             node.advance(&rd);
             node.recycle(&mut rd);
-            self.durable.share_entries(node.log());
+            if disk_changed {
+                self.durable.share_entries(node.log());
+            }
         }
         if applied_conf {
             self.sync_members_bucket();
