@@ -300,19 +300,18 @@ impl Sim<Member> {
         self.process(id).map(|m| m.store.view_first(limit))
     }
 
-    /// The live keys starting with `prefix` and their mod revisions, as the leader's store
-    /// (or else the first member's) holds them.
-    pub fn keys_under(&self, prefix: &[u8]) -> Vec<(String, Revision)> {
+    /// The first `limit` live keys starting with `prefix` and their mod revisions, and how
+    /// many there are, as the leader's store (or else the first member's) holds them.
+    pub fn keys_under(&self, prefix: &[u8], limit: usize) -> (Vec<(String, Revision)>, usize) {
         let seer = self.leader().or_else(|| self.member_ids().first().copied());
         let Some(m) = seer.and_then(|m| self.process(m)) else {
-            return Vec::new();
+            return (Vec::new(), 0);
         };
         let end = crate::mvcc::prefix_range_end(prefix);
-        m.store
-            .live_keys(prefix, &end)
-            .into_iter()
-            .map(|(key, rev)| (String::from_utf8_lossy(&key).into_owned(), rev))
-            .collect()
+        let (keys, count) = m.store.live_keys(prefix, &end, limit);
+        let keys = keys.into_iter();
+        let keys = keys.map(|(key, rev)| (String::from_utf8_lossy(&key).into_owned(), rev));
+        (keys.collect(), count)
     }
 
     pub fn durable(&self, id: MemberId) -> Option<&Durable> {

@@ -101,9 +101,10 @@ fn pod_status(p: &Value) -> String {
 /// Where the API server keeps every object in etcd.
 const REGISTRY_PREFIX: &[u8] = b"/registry/";
 
-/// The `/registry` keys in etcd with their mod revisions, in key order.
-pub fn registry_keys(world: &Cluster) -> Vec<(String, Revision)> {
-    world.keys_under(REGISTRY_PREFIX)
+/// The first `limit` `/registry` keys in etcd with their mod revisions, in key order, and
+/// how many there are.
+pub fn registry_keys(world: &Cluster, limit: usize) -> (Vec<(String, Revision)>, usize) {
+    world.keys_under(REGISTRY_PREFIX, limit)
 }
 
 impl ControlPlane {
@@ -196,7 +197,12 @@ mod tests {
     fn the_registry_list_holds_only_what_the_api_server_stored_with_its_revisions() {
         let mut s = Session::new(ClusterConfig::new(3, 1));
         run_script(&mut s, "wait leader\netcdctl put /other x\nkube up\nkubectl create deployment web --image=nginx:1.25\nwait 5s\n", false);
-        let keys = super::registry_keys(&s.world);
+        let (keys, count) = super::registry_keys(&s.world, usize::MAX);
+        assert_eq!(keys.len(), count);
+        assert_eq!(
+            super::registry_keys(&s.world, 2),
+            (keys[..2].to_vec(), count)
+        );
         assert!(keys.iter().all(|(k, _)| k.starts_with("/registry/")));
         let (_, revision) = keys
             .iter()

@@ -44,6 +44,7 @@ pub use request_size::{
 pub use size::PAGE_BYTES;
 pub use snapshot::StoreImage;
 pub use store::{
-    in_range, txn_is_read_only, DbSize, HashKv, Store, StoreConfig, StoreView, DEFAULT_QUOTA_BYTES,
+    in_range, txn_is_read_only, DbSize, HashKv, LiveKeys, Store, StoreConfig, StoreView,
+    DEFAULT_QUOTA_BYTES,
 };
 pub use watch::{Event, EventType, WatchId, WatchRequest, WatchResponse, WATCH_BATCH_MAX_REVS};

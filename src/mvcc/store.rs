@@ -96,6 +96,9 @@ impl WriteTxn {
     }
 }
 
+/// The first keys of a listing with their mod revisions, and how many it holds.
+pub type LiveKeys = (Vec<(Vec<u8>, Revision)>, usize);
+
 /// The keys of a range request, `[key, end)` (`end` empty: `key` alone; `[0]`: every key
 /// from `key` on), or `None` when there are none.
 fn key_bounds<'a>(key: &'a [u8], end: &'a [u8]) -> Option<KeyBounds<'a>> {
@@ -280,17 +283,6 @@ impl Store {
         self.range_at(r, self.current_rev)
     }
 
-    /// Every live key at the current revision, in key order.
-    pub fn live_kvs(&self) -> Vec<KeyValue> {
-        let mut out = Vec::new();
-        self.for_each_live(&[0], &[0], self.current_rev, |_, m| {
-            out.push(self.kv_at(m));
-            true
-        });
-        // The empty key cannot be written, so starting at [0] misses nothing.
-        out
-    }
-
     /// What the UI shows.
     pub fn view(&self) -> StoreView {
         self.view_first(usize::MAX)
@@ -317,15 +309,18 @@ impl Store {
         }
     }
 
-    /// The live keys in `[key, end)` (as a range reads them) with their mod revisions, from
-    /// the key index alone: no record is read.
-    pub fn live_keys(&self, key: &[u8], end: &[u8]) -> Vec<(Vec<u8>, Revision)> {
-        let mut out = Vec::new();
+    /// The first `limit` live keys in `[key, end)` (as a range reads them) with their mod
+    /// revisions, and how many are live there, from the key index alone: no record is read.
+    pub fn live_keys(&self, key: &[u8], end: &[u8], limit: usize) -> LiveKeys {
+        let (mut keys, mut count) = (Vec::new(), 0);
         self.for_each_live(key, end, self.current_rev, |k, m| {
-            out.push((k.to_vec(), m.main));
+            if keys.len() < limit {
+                keys.push((k.to_vec(), m.main));
+            }
+            count += 1;
             true
         });
-        out
+        (keys, count)
     }
 
     /// Number of records in the backend's key bucket (live, historical and tombstones).

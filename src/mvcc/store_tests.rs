@@ -713,7 +713,7 @@ fn snapshot_roundtrip_and_bad_input() {
     assert_eq!(from_image.encode(), bytes);
     assert_eq!(t.revision(), s.revision());
     assert_eq!(t.compact_revision(), 12);
-    assert_eq!(t.live_kvs(), s.live_kvs());
+    assert_eq!(t.view().kvs, s.view().kvs);
     assert_eq!(t.hash_kv(0), s.hash_kv(0));
     assert_eq!(t.db_size(), s.db_size());
     assert_eq!(
@@ -1154,7 +1154,7 @@ fn etcd_fixture_single_scenario() {
         },
         "H02"
     );
-    assert_eq!(s.live_kvs().len(), 12);
+    assert_eq!(s.view().kvs.len(), 12);
     let restored = Store::decode(&s.encode()).unwrap();
     assert_eq!(
         restored.db_size(),
@@ -1195,6 +1195,8 @@ fn a_view_of_the_first_keys_and_the_keys_under_a_prefix_agree_with_the_full_view
         .filter(|kv| kv.key.starts_with(b"b/"))
         .map(|kv| (kv.key.clone(), kv.mod_revision))
         .collect();
-    assert_eq!(s.live_keys(b"b/", &prefix_range_end(b"b/")), under);
+    let end = prefix_range_end(b"b/");
+    assert_eq!(s.live_keys(b"b/", &end, usize::MAX), (under.clone(), 3));
+    assert_eq!(s.live_keys(b"b/", &end, 2), (under[..2].to_vec(), 3));
     assert_eq!(under.len(), 3);
 }

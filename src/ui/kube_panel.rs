@@ -96,7 +96,7 @@ pub fn kube(session: &Session, follow: bool, lang: Lang, d: &Dispatch) -> Html {
         (!leads).then(|| html! { <p class="kube-stopped">{ format!("{who}: {}", t(lang, Text::KubeStopped)) }</p> })
     };
     let followed = crate::kube::trace::follow_last(kube.api.journal());
-    let registry = crate::kube::view::registry_keys(world);
+    let (registry, stored) = crate::kube::view::registry_keys(world, ROWS_SHOWN);
     html! {
         <div class="kube-panel" data-kube="up">
             { for stopped(view.controller_manager_leads, "kube-controller-manager") }
@@ -109,11 +109,11 @@ pub fn kube(session: &Session, follow: bool, lang: Lang, d: &Dispatch) -> Html {
             { events(&view.events, world.now()) }
             <h3>{ t(lang, Text::KubeRegistry) }</h3>
             <ol class="kube-registry" data-registry="">
-                { for registry.iter().take(ROWS_SHOWN).map(|(key, rev)| html! {
+                { for registry.iter().map(|(key, rev)| html! {
                     <li><span class="rev">{ *rev }</span><span class="k">{ key.clone() }</span></li>
                 }) }
             </ol>
-            { rows_not_shown(registry.len().saturating_sub(ROWS_SHOWN), "", "etcdctl get /registry --prefix --keys-only", lang) }
+            { rows_not_shown(stored - registry.len(), "", "etcdctl get /registry --prefix --keys-only", lang) }
         </div>
     }
 }
