@@ -292,6 +292,7 @@ impl Store {
     /// thousand, and reading each key's record is most of a listing's cost.
     pub fn view_first(&self, limit: usize) -> StoreView {
         let (mut kvs, mut live_keys) = (Vec::new(), 0);
+        // The empty key cannot be written, so starting at [0] misses nothing.
         self.for_each_live(&[0], &[0], self.current_rev, |_, m| {
             if kvs.len() < limit {
                 kvs.push(self.kv_at(m));
