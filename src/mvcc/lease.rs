@@ -5,7 +5,7 @@
 use super::kv::{KeyBounds, LeaseId};
 use super::MvccError;
 use crate::base::Millis;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Remaining TTL reported for a lease that never expires on this member (a follower's):
 /// Go's `math.MaxInt64` nanoseconds in whole seconds.
@@ -18,8 +18,9 @@ pub struct Lease {
     pub ttl_s: i64,
     /// When it expires on this member; `None` while this lessor is not the primary.
     pub expiry_ms: Option<Millis>,
-    /// Keys attached to it.
-    pub keys: BTreeSet<Vec<u8>>,
+    /// Keys attached to it: a persistent set, since Kubernetes attaches up to a thousand
+    /// Events to one lease and every checkpoint of every member copies its leases.
+    pub keys: imbl::OrdSet<Vec<u8>>,
 }
 
 impl Lease {
@@ -85,7 +86,7 @@ impl Lessor {
             id,
             ttl_s,
             expiry_ms: None,
-            keys: BTreeSet::new(),
+            keys: imbl::OrdSet::new(),
         };
         if self.primary {
             lease.refresh(now_ms, 0);
@@ -109,7 +110,7 @@ impl Lessor {
     /// Detaches every key in `bounds` from its lease.
     pub fn detach_range(&mut self, bounds: KeyBounds) {
         for l in self.leases.values_mut() {
-            let gone: Vec<Vec<u8>> = l.keys.range::<[u8], _>(bounds).cloned().collect();
+            let gone: Vec<Vec<u8>> = l.keys.range::<_, [u8]>(bounds).cloned().collect();
             for k in &gone {
                 l.keys.remove(k);
             }

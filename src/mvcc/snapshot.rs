@@ -141,7 +141,7 @@ fn rebuild<'a, R>(
                 id,
                 ttl_s,
                 expiry_ms: None,
-                keys: BTreeSet::new(),
+                keys: imbl::OrdSet::new(),
             },
         );
     }
