@@ -153,7 +153,10 @@ pub struct ApiServer {
     cache_stamp: u64,
     /// Requests served (the REST verbs, events): whether a loop asked anything.
     requests: u64,
-    history: imbl::Vector<Arc<WatchEvent>>,
+    /// Each event with the cache state it made ([`ApiServer::cache_stamp`]).
+    history: imbl::Vector<(u64, Arc<WatchEvent>)>,
+    /// The cache state the history's first event was applied to.
+    history_base: u64,
     /// Oldest revision the history still covers (a watch from before it is "too old").
     history_start: i64,
     /// False while etcd cannot be watched (no leader): the cache is stale.
@@ -208,6 +211,7 @@ impl ApiServer {
             cache_stamp: new_cache_stamp(),
             requests: 0,
             history: imbl::Vector::new(),
+            history_base: 0,
             history_start: 0,
             cache_healthy: false,
             rng,
@@ -773,12 +777,12 @@ impl ApiServer {
         }
         self.cache_rev = rr.revision;
         self.history.clear();
+        self.history_base = self.cache_stamp;
         self.history_start = rr.revision + 1;
         self.cache_healthy = true;
     }
 
     fn apply_event(&mut self, ev: etcd::Event, now: Millis) {
-        self.cache_stamp = new_cache_stamp();
         let key = String::from_utf8_lossy(&ev.kv.key).into_owned();
         let revision = ev.kv.mod_revision;
         if let Some(w) = self
@@ -811,28 +815,67 @@ impl ApiServer {
                 (WatchKind::Deleted, obj)
             }
         };
-        self.history.push_back(Arc::new(WatchEvent {
+        // Only a change of the cache makes a new state, and each is in the history.
+        self.cache_stamp = new_cache_stamp();
+        let event = WatchEvent {
             kind,
             key,
             object,
             revision,
-        }));
+        };
+        self.history.push_back((self.cache_stamp, Arc::new(event)));
         if self.history.len() > WATCH_HISTORY {
-            self.history.pop_front();
-            self.history_start = self.history.front().map_or(revision, |e| e.revision);
+            if let Some((stamp, _)) = self.history.pop_front() {
+                self.history_base = stamp;
+            }
+            self.history_start = self.history.front().map_or(revision, |(_, e)| e.revision);
         }
     }
 
     /// LIST with resourceVersion "0": from the watch cache (what informers start from).
     /// The objects are shared with the cache: a controller's resync copies none of them.
     pub fn list_cached(&self, r: &Resource, ns: Option<&str>) -> Vec<Arc<Value>> {
-        let prefix = r.list_prefix(ns);
-        self.cache
-            .range(prefix.clone()..)
-            .take_while(|(k, _)| k.starts_with(&prefix))
-            .filter(|(k, _)| !r.namespaced || ns.is_some() || k[prefix.len()..].contains('/'))
+        self.list_cached_keyed(r, ns)
             .map(|(_, v)| Arc::clone(v))
             .collect()
+    }
+
+    /// [`ApiServer::list_cached`] with each object's key.
+    pub fn list_cached_keyed<'a>(
+        &'a self,
+        r: &'a Resource,
+        ns: Option<&str>,
+    ) -> impl Iterator<Item = (&'a String, &'a Arc<Value>)> + 'a {
+        let prefix = r.list_prefix(ns);
+        let (in_namespace, start) = (ns.is_some(), prefix.len());
+        (self.cache.range(prefix.clone()..))
+            .take_while(move |(k, _)| k.starts_with(&prefix))
+            .filter(move |(k, _)| in_namespace || r.names_object(&k[start..]))
+    }
+
+    /// The object at `key` in the watch cache.
+    pub fn cached_at(&self, key: &str) -> Option<&Arc<Value>> {
+        self.cache.get(key)
+    }
+
+    /// The keys the watch cache changed since it was in state `stamp`, newest first (a key
+    /// may repeat); None when its history does not reach back to that state (a relist, or a
+    /// state from another copy's future): a reader then lists again.
+    pub fn changes_since(&self, stamp: u64) -> Option<impl Iterator<Item = &str> + '_> {
+        let newer = if stamp == self.cache_stamp {
+            0
+        } else if stamp == self.history_base {
+            self.history.len()
+        } else {
+            self.history.iter().rev().position(|(s, _)| *s == stamp)?
+        };
+        Some(
+            self.history
+                .iter()
+                .rev()
+                .take(newer)
+                .map(|(_, e)| e.key.as_str()),
+        )
     }
 
     pub fn get_cached(&self, r: &Resource, ns: &str, name: &str) -> Option<Arc<Value>> {
@@ -872,8 +915,8 @@ impl ApiServer {
         Ok(self
             .history
             .iter()
-            .filter(|e| e.revision > rv && e.key.starts_with(&prefix))
-            .map(|e| WatchEvent::clone(e))
+            .filter(|(_, e)| e.revision > rv && e.key.starts_with(&prefix))
+            .map(|(_, e)| WatchEvent::clone(e))
             .collect())
     }
 

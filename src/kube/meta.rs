@@ -59,6 +59,12 @@ impl Resource {
         }
     }
 
+    /// Whether the part of a key after `list_prefix(None)` names an object: a namespaced
+    /// resource's object has a namespace (a key without one is not an object of the list).
+    pub fn names_object(&self, rest: &str) -> bool {
+        !self.namespaced || rest.contains('/')
+    }
+
     /// The range of a list: one namespace, or all of them (`None`).
     pub fn list_prefix(&self, namespace: Option<&str>) -> String {
         match namespace {

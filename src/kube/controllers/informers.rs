@@ -8,78 +8,112 @@ use crate::kube::meta::{Resource, DEPLOYMENTS, LEASES, NODES, PODS, REPLICASETS}
 use crate::kube::objects::{self, Deployment, Lease, Node, Pod, ReplicaSet};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// The cached object's address: the same `Arc` is the same object.
-fn address(value: &Arc<Value>) -> usize {
-    Arc::as_ptr(value) as usize
-}
 
 /// A cached object and its typed reading.
 pub type Listed<T> = (Arc<Value>, Arc<T>);
 
-/// The typed readings of one resource, per listing scope (a namespace, or all): each listing
-/// keeps what it listed and drops the rest, so nothing outlives the cache for long.
+/// The cache's objects of one resource, by key, each with its typed reading. A persistent
+/// map: a checkpoint of the controllers copies none of it.
+pub type Listing<T> = imbl::OrdMap<String, Listed<T>>;
+
+/// The typed readings of one resource's objects, kept up with the watch cache by the keys it
+/// changed (an informer's watch): a round of thousands of pods reads again only the few that
+/// changed since the last round.
 #[derive(Clone, Debug)]
 pub struct Typed<T> {
     resource: Resource,
-    scopes: BTreeMap<Option<String>, Scope<T>>,
-}
-
-/// One scope's last listing, and the cache state it was made from: every loop lists pods
-/// each round, most often from an unchanged cache.
-#[derive(Clone, Debug)]
-struct Scope<T> {
-    stamp: u64,
-    /// In the cache's order; each object held, so its address is not reused.
-    listed: Vec<Listed<T>>,
+    /// `resource.list_prefix(None)`.
+    prefix: String,
+    listing: Listing<T>,
+    /// The cache state `listing` was made from (None: never made).
+    stamp: Option<u64>,
 }
 
 impl<T: DeserializeOwned> Typed<T> {
     fn new(resource: Resource) -> Typed<T> {
         Typed {
+            prefix: resource.list_prefix(None),
             resource,
-            scopes: BTreeMap::new(),
+            listing: Listing::new(),
+            stamp: None,
         }
     }
 
-    /// The cached objects in `ns` (or everywhere), in the cache's order; one that does not
-    /// read as `T` is left out.
-    pub fn list(&mut self, api: &ApiServer, ns: Option<&str>) -> Vec<Listed<T>> {
-        let scope = ns.map(str::to_string);
+    /// Every cached object of the resource, in the cache's order; one that does not read as
+    /// `T` is left out.
+    pub fn all(&mut self, api: &ApiServer) -> Listing<T> {
         let stamp = api.cache_stamp();
-        if let Some(last) = self.scopes.get(&scope).filter(|s| s.stamp == stamp) {
-            return last.listed.clone();
+        if self.stamp != Some(stamp) {
+            match self.stamp.and_then(|s| api.changes_since(s)) {
+                // In any order: each key is read as the cache holds it now.
+                Some(keys) => {
+                    for key in keys {
+                        self.refresh(api, key);
+                    }
+                }
+                None => self.relist(api),
+            }
+            self.stamp = Some(stamp);
         }
-        // Each held with its object until the new listing is made, so no address is reused.
-        let mut known: BTreeMap<usize, Listed<T>> = self
-            .scopes
-            .remove(&scope)
-            .map(|s| s.listed.into_iter().map(|l| (address(&l.0), l)).collect())
-            .unwrap_or_default();
-        let mut listed = Vec::new();
-        for value in api.list_cached(&self.resource, ns) {
-            let typed = match known.remove(&address(&value)) {
-                Some((_, typed)) => typed,
-                None => match objects::from_value::<T>(&value) {
-                    Some(typed) => Arc::new(typed),
-                    None => continue,
-                },
-            };
-            listed.push((value, typed));
-        }
-        let kept = Scope {
-            stamp,
-            listed: listed.clone(),
+        self.listing.clone()
+    }
+
+    /// The cached objects in `ns` (or everywhere), in the cache's order.
+    pub fn list(&mut self, api: &ApiServer, ns: Option<&str>) -> Vec<Listed<T>> {
+        let all = self.all(api);
+        let Some(ns) = ns.filter(|_| self.resource.namespaced) else {
+            return all.values().cloned().collect();
         };
-        self.scopes.insert(scope, kept);
-        listed
+        let prefix = self.resource.list_prefix(Some(ns));
+        (all.range(prefix.clone()..))
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .map(|(_, listed)| listed.clone())
+            .collect()
     }
 
     /// Only the typed objects.
     pub fn objects(&mut self, api: &ApiServer, ns: Option<&str>) -> Vec<Arc<T>> {
         self.list(api, ns).into_iter().map(|(_, t)| t).collect()
+    }
+
+    /// The object at `key` as the cache now holds it (read again only if it changed).
+    fn refresh(&mut self, api: &ApiServer, key: &str) {
+        let listed = key
+            .strip_prefix(&self.prefix)
+            .is_some_and(|rest| self.resource.names_object(rest));
+        if !listed {
+            return;
+        }
+        let Some(value) = api.cached_at(key) else {
+            self.listing.remove(key);
+            return;
+        };
+        if (self.listing.get(key)).is_some_and(|(held, _)| Arc::ptr_eq(held, value)) {
+            return;
+        }
+        match objects::from_value::<T>(value) {
+            Some(typed) => self
+                .listing
+                .insert(key.to_string(), (value.clone(), Arc::new(typed))),
+            None => self.listing.remove(key),
+        };
+    }
+
+    /// Made again from the whole cache; an object the cache still shares keeps its reading.
+    fn relist(&mut self, api: &ApiServer) {
+        let mut listing = Listing::new();
+        for (key, value) in api.list_cached_keyed(&self.resource, None) {
+            let typed = match self.listing.get(key) {
+                Some((held, typed)) if Arc::ptr_eq(held, value) => typed.clone(),
+                _ => match objects::from_value::<T>(value) {
+                    Some(typed) => Arc::new(typed),
+                    None => continue,
+                },
+            };
+            listing.insert(key.clone(), (value.clone(), typed));
+        }
+        self.listing = listing;
     }
 }
 
@@ -102,5 +136,100 @@ impl Default for Informers {
             replica_sets: Typed::new(REPLICASETS),
             deployments: Typed::new(DEPLOYMENTS),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::Rng;
+    use crate::etcd::{Cluster, ClusterConfig};
+    use crate::kube::apiserver::{Caller, Subresource};
+    use crate::kube::meta::{self, CONFIGMAPS, NAMESPACES};
+    use serde_json::json;
+
+    fn create(api: &mut ApiServer, w: &mut Cluster, r: &Resource, object: Value) -> Value {
+        let value = api
+            .create(&Caller::component("test"), w, r, object)
+            .unwrap();
+        api.sync(w);
+        value
+    }
+
+    fn pod(ns: &str, name: &str) -> Value {
+        json!({"metadata": {"name": name, "namespace": ns},
+               "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+    }
+
+    /// Keys and cached objects (by address) of a listing.
+    fn shape(listing: &Listing<Pod>) -> Vec<(String, usize)> {
+        let listed = listing.iter();
+        listed
+            .map(|(k, (v, _))| (k.clone(), Arc::as_ptr(v) as usize))
+            .collect()
+    }
+
+    #[test]
+    fn an_informer_kept_up_by_the_caches_changes_lists_what_a_new_one_lists() {
+        let mut w = ClusterConfig::new(3, 1).build();
+        assert!(w.run_until_cond(10_000, |c| c.ready_leader().is_some()));
+        let mut api = ApiServer::new(&w, Rng::new(3));
+        for ns in ["default", "other"] {
+            create(
+                &mut api,
+                &mut w,
+                &NAMESPACES,
+                json!({"metadata": {"name": ns}}),
+            );
+        }
+        let mut kept = Typed::<Pod>::new(PODS);
+        let check = |kept: &mut Typed<Pod>, api: &ApiServer, pods: usize| {
+            let listing = kept.all(api);
+            assert_eq!(shape(&listing), shape(&Typed::new(PODS).all(api)));
+            assert_eq!(listing.len(), pods);
+        };
+        check(&mut kept, &api, 0);
+        for i in 0..4 {
+            create(&mut api, &mut w, &PODS, pod("default", &format!("p{i}")));
+        }
+        create(&mut api, &mut w, &PODS, pod("other", "p0"));
+        check(&mut kept, &api, 5);
+        let first = kept.all(&api).values().next().unwrap().1.clone();
+
+        let mut changed = api.get(&mut w, &PODS, "default", "p1").unwrap();
+        changed["metadata"]["labels"] = json!({"app": "web"});
+        let test = Caller::component("test");
+        api.update(&test, &mut w, &PODS, changed, Subresource::Main)
+            .unwrap();
+        api.delete(&test, &mut w, &PODS, "default", "p2", false)
+            .unwrap();
+        create(
+            &mut api,
+            &mut w,
+            &CONFIGMAPS,
+            json!({"metadata": {"name": "c"}}),
+        );
+        check(&mut kept, &api, 4);
+        let listing = kept.all(&api);
+        let p1 = &listing.get("/registry/pods/default/p1").unwrap().1;
+        assert_eq!(
+            p1.metadata.labels,
+            Some([("app".into(), "web".into())].into())
+        );
+        let unchanged = &listing.values().next().unwrap().1;
+        assert!(
+            Arc::ptr_eq(unchanged, &first),
+            "an unchanged pod is not read again"
+        );
+
+        // A server whose history does not hold the informer's state: listed again.
+        assert!(api.changes_since(u64::MAX).is_none());
+        let mut other = ApiServer::new(&w, Rng::new(4));
+        other.sync(&mut w);
+        check(&mut kept, &other, 4);
+        assert_eq!(
+            meta::name(&kept.all(&other).values().next().unwrap().0),
+            "p0"
+        );
     }
 }
