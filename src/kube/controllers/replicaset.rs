@@ -3,7 +3,7 @@
 //! Creates and deletes go through the controller's client rate limit: a ReplicaSet of
 //! thousands grows by a burst, then `qps` pods a second, whatever its size.
 
-use super::informers::Informers;
+use super::informers::{Informers, Listing};
 use super::rate_limit::RateLimiter;
 use super::{event, owner_ref, soft, Tick};
 use crate::etcd::Cluster;
@@ -11,6 +11,7 @@ use crate::kube::apiserver::{ApiServer, Caller, Subresource};
 use crate::kube::meta::{self, PODS, REPLICASETS};
 use crate::kube::objects::{self, ObjectMeta, Pod, PodTemplate, ReplicaSet};
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 const NAME: &str = "replicaset-controller";
@@ -23,17 +24,18 @@ pub fn sync(
 ) -> Tick {
     let caller = Caller::component(NAME);
     client.begin_round(world.now());
+    let pods = informers.pods.all(api);
+    let by_controller = active_by_controller(&pods);
     for (rs_value, rs) in informers.replica_sets.list(api, None) {
         if rs.metadata.is_deleting() {
             continue;
         }
         let ns = rs.metadata.namespace();
-        let mut active: Vec<Arc<Pod>> = informers
-            .pods
-            .objects(api, Some(ns))
+        let mut active: Vec<&Arc<Pod>> = (by_controller.get(rs.metadata.uid()))
             .into_iter()
-            .filter(|p| p.metadata.controller_uid() == Some(rs.metadata.uid()))
-            .filter(|p| p.is_active())
+            .flatten()
+            .filter(|p| p.metadata.namespace() == ns)
+            .copied()
             .collect();
         let diff = rs.replicas() - active.len() as i64;
         if diff > 0 {
@@ -70,6 +72,18 @@ pub fn sync(
         update_status(api, &caller, world, &rs_value, &active, generation)?;
     }
     Ok(())
+}
+
+/// The active pods per controller uid, in the cache's order: each ReplicaSet's pods found
+/// without walking every pod once per ReplicaSet.
+fn active_by_controller(pods: &Listing<Pod>) -> BTreeMap<&str, Vec<&Arc<Pod>>> {
+    let mut by_controller: BTreeMap<&str, Vec<&Arc<Pod>>> = BTreeMap::new();
+    for (_, p) in pods.values().filter(|(_, p)| p.is_active()) {
+        if let Some(uid) = p.metadata.controller_uid() {
+            by_controller.entry(uid).or_default().push(p);
+        }
+    }
+    by_controller
 }
 
 /// `count` pods from the template, each with a SuccessfulCreate event; the first refused
@@ -133,7 +147,7 @@ fn update_status(
     caller: &Caller,
     world: &mut Cluster,
     rs_value: &Value,
-    active: &[Arc<Pod>],
+    active: &[&Arc<Pod>],
     generation: i64,
 ) -> Tick {
     let ready = active.iter().filter(|p| p.is_ready()).count();

@@ -5,7 +5,7 @@
 //! after its backoff. Each attempt is a request to the API server, within the scheduler's
 //! client rate limit.
 
-use super::informers::{Informers, Listed};
+use super::informers::{Informers, Listing};
 use super::rate_limit::{self, RateLimiter};
 use super::{edit, event, soft, Tick, Waiting};
 use crate::base::{Millis, Rng};
@@ -14,7 +14,7 @@ use crate::kube::apiserver::{ApiServer, Caller};
 use crate::kube::meta::{self, ApiError, PODS};
 use crate::kube::objects::{self, Condition, Node, Pod, Taint};
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 const NAME: &str = "default-scheduler";
@@ -28,7 +28,8 @@ const FLUSH_EVERY_MS: Millis = 30_000;
 
 #[derive(Clone, Debug)]
 pub struct Scheduler {
-    /// The pods no node fitted at their last attempt, per pod key.
+    /// The pods no node fitted at their last attempt, by their key in the watch cache (the
+    /// informer's order, so a round matches the two in one walk).
     unplaced: BTreeMap<String, Unplaced>,
     /// Each node as the last round saw it, to tell a change that may let a parked pod fit.
     nodes_seen: BTreeMap<String, NodeFacts>,
@@ -124,31 +125,25 @@ impl Scheduler {
     ) -> Result<Waiting, ApiError> {
         let caller = Caller::component(NAME);
         self.client.begin_round(world.now());
-        let pods = informers.pods.list(api, None);
+        let pods = informers.pods.all(api);
         let nodes = informers.nodes.objects(api, None);
         let mut load: BTreeMap<String, usize> = nodes
             .iter()
             .map(|n| (n.metadata.name().to_string(), 0))
             .collect();
-        for (_, p) in &pods {
+        for (_, p) in pods.values() {
             if let Some(n) = load.get_mut(p.node_name()) {
                 *n += usize::from(p.is_active());
             }
         }
         let now = world.now();
-        let pending: BTreeSet<String> = pods
-            .iter()
-            .filter(|(_, p)| p.node_name().is_empty() && p.is_active())
-            .map(|(_, p)| p.key())
-            .collect();
-        self.unplaced.retain(|k, _| pending.contains(k));
+        let waiting = self.keep_pending(&pods);
         self.unpark(&pods, &nodes, &load, now);
-        for (value, pod) in pods {
-            if !pod.node_name().is_empty() || !pod.is_active() {
+        for (key, (value, pod)) in &pods {
+            if !is_pending(pod) {
                 continue;
             }
-            let key = pod.key();
-            if self.unplaced.get(&key).is_some_and(|u| !u.due(now)) {
+            if self.unplaced.get(key).is_some_and(|u| !u.due(now)) {
                 continue;
             }
             if !self.client.take(world.now()) {
@@ -161,15 +156,15 @@ impl Scheduler {
                 .map(|n| {
                     let name = n.metadata.name().to_string();
                     let on_it = load.get(&name).copied().unwrap_or(0);
-                    (name, unfit_reason(n, &pod, on_it))
+                    (name, unfit_reason(n, pod, on_it))
                 })
                 .collect();
             let fits = |node: &str| verdicts.iter().any(|(n, why)| n == node && why.is_none());
             let Some(least) = load.iter().filter(|(k, _)| fits(k)).map(|(_, n)| *n).min() else {
-                self.failed_scheduling(api, &caller, world, (&value, &pod), &verdicts)?;
+                self.failed_scheduling(api, &caller, world, (key, value, pod), &verdicts)?;
                 continue;
             };
-            self.unplaced.remove(&key);
+            self.unplaced.remove(key);
             let best: Vec<String> = load
                 .iter()
                 .filter(|(k, n)| **n == least && fits(k))
@@ -178,18 +173,33 @@ impl Scheduler {
             let Some(node) = rng.pick(&best).cloned() else {
                 return Ok(true);
             };
-            if bind(api, &caller, world, (&value, &pod), &node)? {
+            if bind(api, &caller, world, (value, pod), &node)? {
                 *load.entry(node).or_default() += 1;
             }
         }
-        Ok(!pending.is_empty())
+        Ok(waiting)
+    }
+
+    /// Forgets the pods no longer pending (bound, gone, finished), walking the pods and the
+    /// unplaced in their common order; whether any pod is pending.
+    fn keep_pending(&mut self, pods: &Listing<Pod>) -> bool {
+        let mut pending = (pods.iter())
+            .filter(|(_, (_, p))| is_pending(p))
+            .map(|(k, _)| k.as_str())
+            .peekable();
+        let any = pending.peek().is_some();
+        self.unplaced.retain(|k, _| {
+            while pending.next_if(|p| *p < k.as_str()).is_some() {}
+            pending.next_if_eq(&k.as_str()).is_some()
+        });
+        any
     }
 
     /// Moves parked pods to the backoff queue: those a change in the nodes since the last
     /// round lets fit, and at each flush those parked for longer than the longest park.
     fn unpark(
         &mut self,
-        pods: &[Listed<Pod>],
+        pods: &Listing<Pod>,
         nodes: &[Arc<Node>],
         load: &BTreeMap<String, usize>,
         now: Millis,
@@ -218,8 +228,8 @@ impl Scheduler {
         if !helped && !flush {
             return;
         }
-        for (_, pod) in pods {
-            let Some(u) = self.unplaced.get_mut(&pod.key()) else {
+        for (key, (_, pod)) in pods {
+            let Some(u) = self.unplaced.get_mut(key) else {
                 continue;
             };
             let Some(since) = u.parked_since else {
@@ -244,15 +254,16 @@ impl Scheduler {
         api: &mut ApiServer,
         caller: &Caller,
         world: &mut Cluster,
-        (involved, pod): (&Value, &Pod),
+        (key, involved, pod): (&str, &Value, &Pod),
         verdicts: &Verdicts,
     ) -> Tick {
         let now = world.now();
-        let unplaced = self.unplaced.entry(pod.key()).or_insert(Unplaced {
+        let fresh = Unplaced {
             attempts: 0,
             last_try: now,
             parked_since: None,
-        });
+        };
+        let unplaced = self.unplaced.entry(key.to_string()).or_insert(fresh);
         unplaced.attempts += 1;
         unplaced.last_try = now;
         unplaced.parked_since = Some(now);
@@ -286,6 +297,11 @@ impl Scheduler {
         let reason = ("Warning", "FailedScheduling");
         soft(event(api, caller, world, involved, reason, &message, NAME))
     }
+}
+
+/// Waiting for a node: not bound, not finished, not being deleted.
+fn is_pending(pod: &Pod) -> bool {
+    pod.node_name().is_empty() && pod.is_active()
 }
 
 /// Binds `pod` to `node` (a Conflict when another scheduler bound it first) and records the
