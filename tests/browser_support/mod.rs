@@ -538,6 +538,12 @@ impl Page {
 
     /// Saves a PNG of the viewport as `tests/artifacts/<name>.png`; returns its path.
     pub async fn screenshot(&self, name: &str) -> Result<PathBuf> {
+        // A scroll or a change just made is painted at the next frame: capture after two (or
+        // 200 ms, for a tab that draws no frames).
+        let painted = "const done = arguments[arguments.length - 1];
+            setTimeout(() => done(false), 200);
+            requestAnimationFrame(() => requestAnimationFrame(() => done(true)));";
+        self.client.execute_async(painted, vec![]).await?;
         let png = self.client.screenshot().await?;
         let file = if name.ends_with(".png") {
             name.to_string()
