@@ -6,6 +6,9 @@ use super::ControlPlane;
 use crate::base::{Millis, Revision};
 use crate::etcd::Cluster;
 use serde_json::Value;
+use std::cmp::Reverse;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodView {
@@ -20,7 +23,18 @@ pub struct ReplicaSetView {
     pub name: String,
     pub desired: i64,
     pub ready: i64,
+    /// The first pods, as many as the view was asked for.
     pub pods: Vec<PodView>,
+    /// How many of the other pods are in each status (a cut list must not hide that some
+    /// are stuck), by status.
+    pub rest: Vec<(String, usize)>,
+}
+
+impl ReplicaSetView {
+    /// How many pods it owns, shown or not.
+    pub fn pod_count(&self) -> usize {
+        self.pods.len() + self.rest.iter().map(|(_, n)| n).sum::<usize>()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,13 +84,53 @@ fn uid(v: &Value) -> &str {
     meta::str_at(v, &["metadata", "uid"])
 }
 
-fn owned_by(v: &Value, owner: &str) -> bool {
-    meta::at(v, &["metadata", "ownerReferences"])
-        .and_then(Value::as_array)
-        .is_some_and(|refs| {
-            refs.iter()
-                .any(|r| r.get("uid").and_then(Value::as_str) == Some(owner))
+/// The uids of `v`'s owners.
+fn owner_uids(v: &Value) -> impl Iterator<Item = &str> {
+    (meta::at(v, &["metadata", "ownerReferences"]).and_then(Value::as_array))
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r.get("uid").and_then(Value::as_str))
+}
+
+/// `objects` by the uid of each of their owners, in the cache's order: each owner's
+/// dependents found without walking every object once per owner (thousands of pods).
+fn by_owner(objects: &[Arc<Value>]) -> BTreeMap<&str, Vec<&Value>> {
+    let mut by_owner: BTreeMap<&str, Vec<&Value>> = BTreeMap::new();
+    for object in objects {
+        for owner in owner_uids(object) {
+            let dependents = by_owner.entry(owner).or_default();
+            // An owner named twice by one object still owns it once.
+            if !dependents
+                .last()
+                .is_some_and(|d| std::ptr::eq(*d, &**object))
+            {
+                dependents.push(object);
+            }
+        }
+    }
+    by_owner
+}
+
+/// What `owner` owns, in the cache's order.
+fn owned<'a>(by: &BTreeMap<&str, Vec<&'a Value>>, owner: &Value) -> Vec<&'a Value> {
+    by.get(uid(owner)).cloned().unwrap_or_default()
+}
+
+/// The first `rows` of a ReplicaSet's pods and how many of the rest are in each status.
+fn pod_rows(pods: &[&Value], rows: usize) -> (Vec<PodView>, Vec<(String, usize)>) {
+    let (shown, rest) = pods.split_at(rows.min(pods.len()));
+    let shown = (shown.iter())
+        .map(|p| PodView {
+            name: meta::name(p).to_string(),
+            status: pod_status(p),
+            node: meta::str_at(p, &["spec", "nodeName"]).to_string(),
         })
+        .collect();
+    let mut by_status = BTreeMap::<String, usize>::new();
+    for p in rest {
+        *by_status.entry(pod_status(p)).or_default() += 1;
+    }
+    (shown, by_status.into_iter().collect())
 }
 
 fn int(v: &Value, path: &[&str]) -> i64 {
@@ -107,11 +161,47 @@ pub fn registry_keys(world: &Cluster, limit: usize) -> (Vec<(String, Revision)>,
     world.keys_under(REGISTRY_PREFIX, limit)
 }
 
+fn last_seen_ms(e: &Value) -> Millis {
+    meta::parse_timestamp(meta::str_at(e, &["lastTimestamp"]))
+}
+
+/// The `count` most recent Events, newest first; same-moment Events keep their key order.
+/// Chosen before any is read further: a namespace may hold thousands.
+fn newest(events: &[Arc<Value>], count: usize) -> Vec<&Value> {
+    let mut order: Vec<(Reverse<Millis>, usize)> = (events.iter().enumerate())
+        .map(|(i, e)| (Reverse(last_seen_ms(e)), i))
+        .collect();
+    if order.len() > count {
+        order.select_nth_unstable(count);
+        order.truncate(count);
+    }
+    order.sort_unstable();
+    order.into_iter().map(|(_, i)| &*events[i]).collect()
+}
+
+fn event_view(e: &Value) -> EventView {
+    EventView {
+        last_seen_ms: last_seen_ms(e),
+        event_type: meta::str_at(e, &["type"]).to_string(),
+        reason: meta::str_at(e, &["reason"]).to_string(),
+        object: format!(
+            "{}/{}",
+            meta::str_at(e, &["involvedObject", "kind"]).to_ascii_lowercase(),
+            meta::str_at(e, &["involvedObject", "name"])
+        ),
+        message: meta::str_at(e, &["message"]).to_string(),
+        count: int(e, &["count"]).max(1),
+    }
+}
+
 impl ControlPlane {
-    pub fn view(&self) -> KubeView {
+    /// What the UI shows, with at most `rows` pods of each ReplicaSet listed.
+    pub fn view(&self, rows: usize) -> KubeView {
         let api = &self.api;
         let pods = api.list_cached(&PODS, None);
+        let pods = by_owner(&pods);
         let sets = api.list_cached(&REPLICASETS, None);
+        let sets = by_owner(&sets);
         let deployments = api
             .list_cached(&DEPLOYMENTS, None)
             .iter()
@@ -120,22 +210,16 @@ impl ControlPlane {
                 namespace: meta::namespace(d).to_string(),
                 desired: int(d, &["spec", "replicas"]),
                 ready: int(d, &["status", "readyReplicas"]),
-                replica_sets: sets
-                    .iter()
-                    .filter(|rs| owned_by(rs, uid(d)))
-                    .map(|rs| ReplicaSetView {
-                        name: meta::name(rs).to_string(),
-                        desired: int(rs, &["spec", "replicas"]),
-                        ready: int(rs, &["status", "readyReplicas"]),
-                        pods: pods
-                            .iter()
-                            .filter(|p| owned_by(p, uid(rs)))
-                            .map(|p| PodView {
-                                name: meta::name(p).to_string(),
-                                status: pod_status(p),
-                                node: meta::str_at(p, &["spec", "nodeName"]).to_string(),
-                            })
-                            .collect(),
+                replica_sets: (owned(&sets, d).into_iter())
+                    .map(|rs| {
+                        let (pods, rest) = pod_rows(&owned(&pods, rs), rows);
+                        ReplicaSetView {
+                            name: meta::name(rs).to_string(),
+                            desired: int(rs, &["spec", "replicas"]),
+                            ready: int(rs, &["status", "readyReplicas"]),
+                            pods,
+                            rest,
+                        }
                     })
                     .collect(),
             })
@@ -158,25 +242,11 @@ impl ControlPlane {
                     }),
             })
             .collect();
-        let mut events: Vec<EventView> = api
-            .list_cached(&EVENTS, None)
-            .iter()
-            .map(|e| EventView {
-                last_seen_ms: meta::parse_timestamp(meta::str_at(e, &["lastTimestamp"])),
-                event_type: meta::str_at(e, &["type"]).to_string(),
-                reason: meta::str_at(e, &["reason"]).to_string(),
-                object: format!(
-                    "{}/{}",
-                    meta::str_at(e, &["involvedObject", "kind"]).to_ascii_lowercase(),
-                    meta::str_at(e, &["involvedObject", "name"])
-                ),
-                message: meta::str_at(e, &["message"]).to_string(),
-                count: int(e, &["count"]).max(1),
-            })
+        let events = api.list_cached(&EVENTS, None);
+        let events = newest(&events, EVENTS_SHOWN)
+            .into_iter()
+            .map(event_view)
             .collect();
-        // Newest first; the sort is stable, so same-moment Events keep their key order.
-        events.sort_by_key(|e| std::cmp::Reverse(e.last_seen_ms));
-        events.truncate(EVENTS_SHOWN);
         let (controller_manager_leads, scheduler_leads) = self.leading();
         KubeView {
             deployments,
@@ -216,12 +286,21 @@ mod tests {
     fn the_view_follows_owner_references() {
         let mut s = Session::new(ClusterConfig::new(3, 1));
         run_script(&mut s, "wait leader\nkube up\nkubectl create deployment web --image=nginx:1.25 --replicas=3\nwait 10s\n", false);
-        let view = s.kube.as_ref().unwrap().view();
+        let view = s.kube.as_ref().unwrap().view(usize::MAX);
         assert_eq!(view.deployments.len(), 1);
         let d = &view.deployments[0];
         assert_eq!((d.name.as_str(), d.desired, d.ready), ("web", 3, 3));
         assert_eq!(d.replica_sets.len(), 1);
         assert_eq!(d.replica_sets[0].pods.len(), 3);
+        assert_eq!(d.replica_sets[0].rest, []);
+        let cut = s.kube.as_ref().unwrap().view(1);
+        let rs = &cut.deployments[0].replica_sets[0];
+        assert_eq!(rs.pods, d.replica_sets[0].pods[..1]);
+        assert_eq!(
+            (rs.rest.clone(), rs.pod_count()),
+            (vec![("Running".into(), 2)], 3)
+        );
+        assert_eq!(cut.events, view.events);
         assert!(d.replica_sets[0]
             .pods
             .iter()
@@ -254,5 +333,28 @@ mod tests {
             .events
             .windows(2)
             .all(|w| w[0].last_seen_ms >= w[1].last_seen_ms));
+    }
+
+    #[test]
+    fn the_newest_events_are_chosen_as_a_stable_sort_would() {
+        use serde_json::json;
+        use std::sync::Arc;
+        let at: [u64; 7] = [5, 9, 5, 1, 9, 7, 5];
+        let events: Vec<Arc<serde_json::Value>> = (at.iter().enumerate())
+            .map(|(i, s)| {
+                let ts = crate::kube::meta::timestamp(s * 1000);
+                Arc::new(json!({"lastTimestamp": ts, "message": i.to_string()}))
+            })
+            .collect();
+        let messages = |n| -> Vec<String> {
+            let newest = super::newest(&events, n);
+            newest
+                .iter()
+                .map(|e| e["message"].as_str().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(messages(4), ["1", "4", "5", "0"]);
+        assert_eq!(messages(99), ["1", "4", "5", "0", "2", "6", "3"]);
+        assert_eq!(messages(0), Vec::<String>::new());
     }
 }

@@ -8,7 +8,7 @@ use super::panels::{rows_not_shown, ROWS_SHOWN};
 use super::view::Action;
 use crate::base::Millis;
 use crate::console::Session;
-use crate::kube::view::{DeploymentView, EventView, NodeView, PodView};
+use crate::kube::view::{DeploymentView, EventView, NodeView};
 use yew::prelude::*;
 
 /// One kubectl change followed end to end (`kube::trace`): each write with the component
@@ -90,7 +90,7 @@ pub fn kube(session: &Session, follow: bool, lang: Lang, d: &Dispatch) -> Html {
             </div>
         };
     };
-    let view = kube.view();
+    let view = kube.view(ROWS_SHOWN);
     let world = &session.world;
     let stopped = |leads: bool, who: &str| {
         (!leads).then(|| html! { <p class="kube-stopped">{ format!("{who}: {}", t(lang, Text::KubeStopped)) }</p> })
@@ -148,7 +148,7 @@ fn tree(deployments: &[DeploymentView], lang: Lang) -> Html {
                                 <span class="kind">{ "replicaset" }</span>{ format!(" {} ", rs.name) }
                                 <span class="ratio">{ format!("{}/{}", rs.ready, rs.desired) }</span>
                                 <ul>
-                                    { for rs.pods.iter().take(ROWS_SHOWN).map(|pod| html! {
+                                    { for rs.pods.iter().map(|pod| html! {
                                         <li data-pod={pod.name.clone()} data-pod-status={pod.status.clone()}
                                             class={classes!("pod", pod.status.to_lowercase())}>
                                             <span class="kind">{ "pod" }</span>{ format!(" {} ", pod.name) }
@@ -157,7 +157,7 @@ fn tree(deployments: &[DeploymentView], lang: Lang) -> Html {
                                         </li>
                                     }) }
                                 </ul>
-                                { rows_not_shown(rs.pods.len().saturating_sub(ROWS_SHOWN), &statuses(rs.pods.get(ROWS_SHOWN..).unwrap_or_default()), &format!("kubectl get pods -n {}", dep.namespace), lang) }
+                                { rows_not_shown(rs.pod_count() - rs.pods.len(), &statuses(&rs.rest), &format!("kubectl get pods -n {}", dep.namespace), lang) }
                             </li>
                         }) }
                     </ul>
@@ -167,14 +167,10 @@ fn tree(deployments: &[DeploymentView], lang: Lang) -> Html {
     }
 }
 
-/// How many of `pods` are in each status (`230 Running, 170 Pending`): a cut list must not
-/// hide that some are stuck.
-fn statuses(pods: &[PodView]) -> String {
-    let mut count = std::collections::BTreeMap::<&str, usize>::new();
-    for pod in pods {
-        *count.entry(&pod.status).or_default() += 1;
-    }
-    let parts: Vec<String> = count.iter().map(|(s, n)| format!("{n} {s}")).collect();
+/// The rest of a cut list by status (`230 Running, 170 Pending`): it must not hide that some
+/// are stuck.
+fn statuses(counts: &[(String, usize)]) -> String {
+    let parts: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
     parts.join(", ")
 }
 
