@@ -39,6 +39,8 @@ pub struct ControlPlane {
     /// Its API server's generator's seed: a restarted API server draws from it again.
     seed: u64,
     preset: Preset,
+    /// What [`ControlPlane::view`] has read, kept between views.
+    view_cache: view::ViewCache,
 }
 
 impl ControlPlane {
@@ -64,6 +66,7 @@ impl ControlPlane {
             next_tick_ms: world.now(),
             seed,
             preset,
+            view_cache: Default::default(),
         };
         cp.controllers
             .register_nodes(&mut cp.api, &bootstrap, world)?;

@@ -1,6 +1,7 @@
 //! What the UI shows of Kubernetes: Deployments → ReplicaSets → Pods by owner reference,
 //! and the nodes. Read from the API server's watch cache, as `kubectl get` would.
 
+use super::controllers::informers::{Listed, Typed};
 use super::meta::{self, DEPLOYMENTS, EVENTS, NODES, PODS, REPLICASETS};
 use super::ControlPlane;
 use crate::base::{Millis, Revision};
@@ -8,7 +9,7 @@ use crate::etcd::Cluster;
 use serde_json::Value;
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodView {
@@ -94,16 +95,16 @@ fn owner_uids(v: &Value) -> impl Iterator<Item = &str> {
 
 /// `objects` by the uid of each of their owners, in the cache's order: each owner's
 /// dependents found without walking every object once per owner (thousands of pods).
-fn by_owner(objects: &[Arc<Value>]) -> BTreeMap<&str, Vec<&Value>> {
-    let mut by_owner: BTreeMap<&str, Vec<&Value>> = BTreeMap::new();
+fn by_owner<'a, T>(
+    objects: impl Iterator<Item = &'a T>,
+    owners: impl Fn(&'a T) -> Vec<&'a str>,
+) -> BTreeMap<&'a str, Vec<&'a T>> {
+    let mut by_owner: BTreeMap<&str, Vec<&T>> = BTreeMap::new();
     for object in objects {
-        for owner in owner_uids(object) {
+        for owner in owners(object) {
             let dependents = by_owner.entry(owner).or_default();
             // An owner named twice by one object still owns it once.
-            if !dependents
-                .last()
-                .is_some_and(|d| std::ptr::eq(*d, &**object))
-            {
+            if !dependents.last().is_some_and(|d| std::ptr::eq(*d, object)) {
                 dependents.push(object);
             }
         }
@@ -112,25 +113,76 @@ fn by_owner(objects: &[Arc<Value>]) -> BTreeMap<&str, Vec<&Value>> {
 }
 
 /// What `owner` owns, in the cache's order.
-fn owned<'a>(by: &BTreeMap<&str, Vec<&'a Value>>, owner: &Value) -> Vec<&'a Value> {
+fn owned<'a, T>(by: &BTreeMap<&str, Vec<&'a T>>, owner: &Value) -> Vec<&'a T> {
     by.get(uid(owner)).cloned().unwrap_or_default()
 }
 
-/// The first `rows` of a ReplicaSet's pods and how many of the rest are in each status.
-fn pod_rows(pods: &[&Value], rows: usize) -> (Vec<PodView>, Vec<(String, usize)>) {
-    let (shown, rest) = pods.split_at(rows.min(pods.len()));
-    let shown = (shown.iter())
-        .map(|p| PodView {
+/// What the view reads of a pod, once per version of it.
+#[derive(Clone, Debug)]
+pub(crate) struct PodRow {
+    owners: Vec<String>,
+    view: PodView,
+}
+
+fn pod_row(p: &Value) -> Option<PodRow> {
+    Some(PodRow {
+        owners: owner_uids(p).map(str::to_string).collect(),
+        view: PodView {
             name: meta::name(p).to_string(),
             status: pod_status(p),
             node: meta::str_at(p, &["spec", "nodeName"]).to_string(),
-        })
-        .collect();
-    let mut by_status = BTreeMap::<String, usize>::new();
-    for p in rest {
-        *by_status.entry(pod_status(p)).or_default() += 1;
+        },
+    })
+}
+
+fn event_last_seen(e: &Value) -> Option<Millis> {
+    Some(last_seen_ms(e))
+}
+
+/// The view's own informers: the pods and Events read once per version, so a view of
+/// thousands of them reads only what changed since the last one.
+#[derive(Clone, Debug)]
+pub(crate) struct ViewInformers {
+    pods: Typed<PodRow>,
+    events: Typed<Millis>,
+}
+
+/// [`ViewInformers`] behind a lock: a cache the view fills through `&ControlPlane` (a view
+/// changes nothing the control plane does), shared as the control plane is.
+#[derive(Debug, Default)]
+pub(crate) struct ViewCache(Mutex<ViewInformers>);
+
+impl Clone for ViewCache {
+    fn clone(&self) -> ViewCache {
+        ViewCache(Mutex::new(self.lock().clone()))
     }
-    (shown, by_status.into_iter().collect())
+}
+
+impl ViewCache {
+    fn lock(&self) -> MutexGuard<'_, ViewInformers> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Default for ViewInformers {
+    fn default() -> ViewInformers {
+        ViewInformers {
+            pods: Typed::reading(PODS, pod_row),
+            events: Typed::reading(EVENTS, event_last_seen),
+        }
+    }
+}
+
+/// The first `rows` of a ReplicaSet's pods and how many of the rest are in each status.
+fn pod_rows(pods: &[&PodRow], rows: usize) -> (Vec<PodView>, Vec<(String, usize)>) {
+    let (shown, rest) = pods.split_at(rows.min(pods.len()));
+    let shown = shown.iter().map(|p| p.view.clone()).collect();
+    let mut by_status = BTreeMap::<&str, usize>::new();
+    for p in rest {
+        *by_status.entry(&p.view.status).or_default() += 1;
+    }
+    let by_status = by_status.into_iter().map(|(s, n)| (s.to_string(), n));
+    (shown, by_status.collect())
 }
 
 fn int(v: &Value, path: &[&str]) -> i64 {
@@ -167,16 +219,17 @@ fn last_seen_ms(e: &Value) -> Millis {
 
 /// The `count` most recent Events, newest first; same-moment Events keep their key order.
 /// Chosen before any is read further: a namespace may hold thousands.
-fn newest(events: &[Arc<Value>], count: usize) -> Vec<&Value> {
+fn newest<'a>(events: impl Iterator<Item = &'a Listed<Millis>>, count: usize) -> Vec<&'a Value> {
+    let events: Vec<&Listed<Millis>> = events.collect();
     let mut order: Vec<(Reverse<Millis>, usize)> = (events.iter().enumerate())
-        .map(|(i, e)| (Reverse(last_seen_ms(e)), i))
+        .map(|(i, (_, last_seen))| (Reverse(**last_seen), i))
         .collect();
     if order.len() > count {
         order.select_nth_unstable(count);
         order.truncate(count);
     }
     order.sort_unstable();
-    order.into_iter().map(|(_, i)| &*events[i]).collect()
+    order.into_iter().map(|(_, i)| &*events[i].0).collect()
 }
 
 fn event_view(e: &Value) -> EventView {
@@ -198,10 +251,13 @@ impl ControlPlane {
     /// What the UI shows, with at most `rows` pods of each ReplicaSet listed.
     pub fn view(&self, rows: usize) -> KubeView {
         let api = &self.api;
-        let pods = api.list_cached(&PODS, None);
-        let pods = by_owner(&pods);
+        let mut informers = self.view_cache.lock();
+        let pods = informers.pods.all(api);
+        let pods = by_owner(pods.values().map(|(_, p)| &**p), |p| {
+            p.owners.iter().map(String::as_str).collect()
+        });
         let sets = api.list_cached(&REPLICASETS, None);
-        let sets = by_owner(&sets);
+        let sets = by_owner(sets.iter().map(|rs| &**rs), |rs| owner_uids(rs).collect());
         let deployments = api
             .list_cached(&DEPLOYMENTS, None)
             .iter()
@@ -242,11 +298,9 @@ impl ControlPlane {
                     }),
             })
             .collect();
-        let events = api.list_cached(&EVENTS, None);
-        let events = newest(&events, EVENTS_SHOWN)
-            .into_iter()
-            .map(event_view)
-            .collect();
+        let events = informers.events.all(api);
+        let events = newest(events.values(), EVENTS_SHOWN);
+        let events = events.into_iter().map(event_view).collect();
         let (controller_manager_leads, scheduler_leads) = self.leading();
         KubeView {
             deployments,
@@ -301,6 +355,13 @@ mod tests {
             (vec![("Running".into(), 2)], 3)
         );
         assert_eq!(cut.events, view.events);
+        // The view's informers follow what changed since the last view.
+        let scale = "kubectl scale deployment web --replicas=1\nwait 10s\n";
+        run_script(&mut s, scale, false);
+        let after = s.kube.as_ref().unwrap().view(usize::MAX);
+        let rs = &after.deployments[0].replica_sets[0];
+        assert_eq!((rs.pods.len(), rs.desired), (1, 1));
+        assert_eq!(after.events[0].reason, "Killing");
         assert!(d.replica_sets[0]
             .pods
             .iter()
@@ -340,14 +401,16 @@ mod tests {
         use serde_json::json;
         use std::sync::Arc;
         let at: [u64; 7] = [5, 9, 5, 1, 9, 7, 5];
-        let events: Vec<Arc<serde_json::Value>> = (at.iter().enumerate())
+        let events: Vec<super::Listed<u64>> = (at.iter().enumerate())
             .map(|(i, s)| {
-                let ts = crate::kube::meta::timestamp(s * 1000);
-                Arc::new(json!({"lastTimestamp": ts, "message": i.to_string()}))
+                (
+                    Arc::new(json!({"message": i.to_string()})),
+                    Arc::new(s * 1000),
+                )
             })
             .collect();
         let messages = |n| -> Vec<String> {
-            let newest = super::newest(&events, n);
+            let newest = super::newest(events.iter(), n);
             newest
                 .iter()
                 .map(|e| e["message"].as_str().unwrap().to_string())

@@ -28,15 +28,25 @@ pub struct Typed<T> {
     listing: Listing<T>,
     /// The cache state `listing` was made from (None: never made).
     stamp: Option<u64>,
+    /// How an object is read (None: it is left out).
+    read: fn(&Value) -> Option<T>,
 }
 
 impl<T: DeserializeOwned> Typed<T> {
     fn new(resource: Resource) -> Typed<T> {
+        Typed::reading(resource, objects::from_value::<T>)
+    }
+}
+
+impl<T> Typed<T> {
+    /// The objects of `resource` as `read` reads them.
+    pub fn reading(resource: Resource, read: fn(&Value) -> Option<T>) -> Typed<T> {
         Typed {
             prefix: resource.list_prefix(None),
             resource,
             listing: Listing::new(),
             stamp: None,
+            read,
         }
     }
 
@@ -92,7 +102,7 @@ impl<T: DeserializeOwned> Typed<T> {
         if (self.listing.get(key)).is_some_and(|(held, _)| Arc::ptr_eq(held, value)) {
             return;
         }
-        match objects::from_value::<T>(value) {
+        match (self.read)(value) {
             Some(typed) => self
                 .listing
                 .insert(key.to_string(), (value.clone(), Arc::new(typed))),
@@ -106,7 +116,7 @@ impl<T: DeserializeOwned> Typed<T> {
         for (key, value) in api.list_cached_keyed(&self.resource, None) {
             let typed = match self.listing.get(key) {
                 Some((held, typed)) if Arc::ptr_eq(held, value) => typed.clone(),
-                _ => match objects::from_value::<T>(value) {
+                _ => match (self.read)(value) {
                     Some(typed) => Arc::new(typed),
                     None => continue,
                 },

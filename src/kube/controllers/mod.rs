@@ -9,7 +9,7 @@ pub mod addons;
 mod deployment;
 mod file_source;
 mod garbage_collector;
-mod informers;
+pub(crate) mod informers;
 mod kubelet;
 mod leader_election;
 mod node_lifecycle;
