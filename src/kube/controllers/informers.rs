@@ -4,8 +4,9 @@
 //! all the rest of the tick.
 
 use crate::kube::apiserver::ApiServer;
+use crate::kube::meta;
 use crate::kube::meta::{Resource, DEPLOYMENTS, LEASES, NODES, PODS, REPLICASETS};
-use crate::kube::objects::{self, Deployment, Lease, Node, Pod, ReplicaSet};
+use crate::kube::objects::{self, Deployment, Lease, Node, ObjectMeta, Pod, ReplicaSet};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::sync::Arc;
@@ -17,15 +18,62 @@ pub type Listed<T> = (Arc<Value>, Arc<T>);
 /// map: a checkpoint of the controllers copies none of it.
 pub type Listing<T> = imbl::OrdMap<String, Listed<T>>;
 
+/// A value an index files an object under (client-go's `Indexers`): a pair, so that an index
+/// by two parts can be read by its first part alone (a range).
+pub type IndexKey = (String, String);
+
+/// The indexes a listing keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexName {
+    /// Each owner of a kind the API knows: (its cache key, the uid the reference names).
+    Owner,
+    /// The controller's uid and the object's namespace (the ReplicaSet controller's
+    /// `controllerUIDIndex`, read in one namespace): (uid, namespace).
+    Controller,
+    /// A bound pod's node: (node name, "").
+    Node,
+}
+
+/// Per index value, the objects filed under it.
+pub type Indexed<T> = imbl::OrdMap<IndexKey, Listing<T>>;
+
+#[derive(Clone, Debug)]
+struct Index<T> {
+    name: IndexName,
+    values: fn(&T) -> Vec<IndexKey>,
+    by: Indexed<T>,
+}
+
+impl<T> Index<T> {
+    fn file(&mut self, key: &str, listed: &Listed<T>) {
+        for value in (self.values)(&listed.1) {
+            let objects = self.by.entry(value).or_default();
+            objects.insert(key.to_string(), listed.clone());
+        }
+    }
+
+    fn unfile(&mut self, key: &str, listed: &Listed<T>) {
+        for value in (self.values)(&listed.1) {
+            if let Some(objects) = self.by.get_mut(&value) {
+                objects.remove(key);
+                if objects.is_empty() {
+                    self.by.remove(&value);
+                }
+            }
+        }
+    }
+}
+
 /// The typed readings of one resource's objects, kept up with the watch cache by the keys it
 /// changed (an informer's watch): a round of thousands of pods reads again only the few that
-/// changed since the last round.
+/// changed since the last round, and finds an owner's objects through an index.
 #[derive(Clone, Debug)]
 pub struct Typed<T> {
     resource: Resource,
     /// `resource.list_prefix(None)`.
     prefix: String,
     listing: Listing<T>,
+    indexes: Vec<Index<T>>,
     /// The cache state `listing` was made from (None: never made).
     stamp: Option<u64>,
     /// How an object is read (None: it is left out).
@@ -45,14 +93,35 @@ impl<T> Typed<T> {
             prefix: resource.list_prefix(None),
             resource,
             listing: Listing::new(),
+            indexes: Vec::new(),
             stamp: None,
             read,
         }
     }
 
+    /// Kept with index `name`, which files an object under `values`.
+    fn with_index(mut self, name: IndexName, values: fn(&T) -> Vec<IndexKey>) -> Typed<T> {
+        let by = Indexed::new();
+        self.indexes.push(Index { name, values, by });
+        self
+    }
+
+    /// The objects filed under each value of index `name` (empty for an index not kept).
+    pub fn indexed(&mut self, api: &ApiServer, name: IndexName) -> Indexed<T> {
+        self.catch_up(api);
+        let index = self.indexes.iter().find(|i| i.name == name);
+        index.map(|i| i.by.clone()).unwrap_or_default()
+    }
+
     /// Every cached object of the resource, in the cache's order; one that does not read as
     /// `T` is left out.
     pub fn all(&mut self, api: &ApiServer) -> Listing<T> {
+        self.catch_up(api);
+        self.listing.clone()
+    }
+
+    /// Reads what the cache changed since the last call.
+    fn catch_up(&mut self, api: &ApiServer) {
         let stamp = api.cache_stamp();
         if self.stamp != Some(stamp) {
             match self.stamp.and_then(|s| api.changes_since(s)) {
@@ -66,7 +135,6 @@ impl<T> Typed<T> {
             }
             self.stamp = Some(stamp);
         }
-        self.listing.clone()
     }
 
     /// The cached objects in `ns` (or everywhere), in the cache's order.
@@ -96,18 +164,28 @@ impl<T> Typed<T> {
             return;
         }
         let Some(value) = api.cached_at(key) else {
-            self.listing.remove(key);
+            self.forget(key);
             return;
         };
         if (self.listing.get(key)).is_some_and(|(held, _)| Arc::ptr_eq(held, value)) {
             return;
         }
-        match (self.read)(value) {
-            Some(typed) => self
-                .listing
-                .insert(key.to_string(), (value.clone(), Arc::new(typed))),
-            None => self.listing.remove(key),
-        };
+        self.forget(key);
+        if let Some(typed) = (self.read)(value) {
+            let listed = (value.clone(), Arc::new(typed));
+            for index in &mut self.indexes {
+                index.file(key, &listed);
+            }
+            self.listing.insert(key.to_string(), listed);
+        }
+    }
+
+    fn forget(&mut self, key: &str) {
+        if let Some(listed) = self.listing.remove(key) {
+            for index in &mut self.indexes {
+                index.unfile(key, &listed);
+            }
+        }
     }
 
     /// Made again from the whole cache; an object the cache still shares keeps its reading.
@@ -123,8 +201,40 @@ impl<T> Typed<T> {
             };
             listing.insert(key.clone(), (value.clone(), typed));
         }
+        for index in &mut self.indexes {
+            index.by = Indexed::new();
+            for (key, listed) in &listing {
+                index.file(key, listed);
+            }
+        }
         self.listing = listing;
     }
+}
+
+/// Index [`IndexName::Owner`]'s values of an object: its owners of kinds the API knows.
+fn owners(metadata: &ObjectMeta) -> Vec<IndexKey> {
+    let owners = metadata.owner_references.iter().flatten();
+    let known = owners.filter_map(|o| {
+        let resource = meta::resource_by_kind(&o.api_version, &o.kind)?;
+        let key = resource.key(metadata.namespace(), &o.name);
+        Some((key, o.uid.clone()))
+    });
+    known.collect()
+}
+
+/// Index [`IndexName::Node`]'s value of a pod: the node it is bound to.
+fn node(pod: &Pod) -> Vec<IndexKey> {
+    let node = Some(pod.node_name()).filter(|n| !n.is_empty());
+    node.map(|n| (n.to_string(), String::new()))
+        .into_iter()
+        .collect()
+}
+
+/// Index [`IndexName::Controller`]'s value of an object: its controller's uid, its namespace.
+fn controller(metadata: &ObjectMeta) -> Vec<IndexKey> {
+    let uid = metadata.controller_uid();
+    let ns = metadata.namespace().to_string();
+    uid.map(|uid| (uid.to_string(), ns)).into_iter().collect()
 }
 
 /// One informer per kind the controllers read.
@@ -140,10 +250,14 @@ pub struct Informers {
 impl Default for Informers {
     fn default() -> Informers {
         Informers {
-            pods: Typed::new(PODS),
+            pods: Typed::new(PODS)
+                .with_index(IndexName::Owner, |p: &Pod| owners(&p.metadata))
+                .with_index(IndexName::Controller, |p: &Pod| controller(&p.metadata))
+                .with_index(IndexName::Node, node),
             nodes: Typed::new(NODES),
             leases: Typed::new(LEASES),
-            replica_sets: Typed::new(REPLICASETS),
+            replica_sets: Typed::new(REPLICASETS)
+                .with_index(IndexName::Owner, |rs: &ReplicaSet| owners(&rs.metadata)),
             deployments: Typed::new(DEPLOYMENTS),
         }
     }
@@ -192,15 +306,28 @@ mod tests {
                 json!({"metadata": {"name": ns}}),
             );
         }
-        let mut kept = Typed::<Pod>::new(PODS);
+        let mut kept = Informers::default().pods;
         let check = |kept: &mut Typed<Pod>, api: &ApiServer, pods: usize| {
             let listing = kept.all(api);
-            assert_eq!(shape(&listing), shape(&Typed::new(PODS).all(api)));
+            let mut fresh = Informers::default().pods;
+            assert_eq!(shape(&listing), shape(&fresh.all(api)));
             assert_eq!(listing.len(), pods);
+            for name in [IndexName::Owner, IndexName::Controller, IndexName::Node] {
+                let index = |typed: &mut Typed<Pod>| -> Vec<_> {
+                    let indexed = typed.indexed(api, name);
+                    indexed.iter().map(|(k, l)| (k.clone(), shape(l))).collect()
+                };
+                assert_eq!(index(kept), index(&mut fresh), "index {name:?}");
+            }
         };
         check(&mut kept, &api, 0);
         for i in 0..4 {
-            create(&mut api, &mut w, &PODS, pod("default", &format!("p{i}")));
+            let mut p = pod("default", &format!("p{i}"));
+            if i % 2 == 1 {
+                p["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1",
+                    "kind": "ReplicaSet", "name": "rs", "uid": "u1", "controller": true}]);
+            }
+            create(&mut api, &mut w, &PODS, p);
         }
         create(&mut api, &mut w, &PODS, pod("other", "p0"));
         check(&mut kept, &api, 5);
@@ -208,6 +335,8 @@ mod tests {
 
         let mut changed = api.get(&mut w, &PODS, "default", "p1").unwrap();
         changed["metadata"]["labels"] = json!({"app": "web"});
+        changed["metadata"]["ownerReferences"] = json!([]);
+        changed["spec"]["nodeName"] = json!("node-1");
         let test = Caller::component("test");
         api.update(&test, &mut w, &PODS, changed, Subresource::Main)
             .unwrap();

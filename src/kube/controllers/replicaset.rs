@@ -3,7 +3,7 @@
 //! Creates and deletes go through the controller's client rate limit: a ReplicaSet of
 //! thousands grows by a burst, then `qps` pods a second, whatever its size.
 
-use super::informers::{Informers, Listing};
+use super::informers::{IndexName, Informers};
 use super::rate_limit::RateLimiter;
 use super::{event, owner_ref, soft, Tick};
 use crate::etcd::Cluster;
@@ -11,7 +11,6 @@ use crate::kube::apiserver::{ApiServer, Caller, Subresource};
 use crate::kube::meta::{self, PODS, REPLICASETS};
 use crate::kube::objects::{self, ObjectMeta, Pod, PodTemplate, ReplicaSet};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 const NAME: &str = "replicaset-controller";
@@ -24,18 +23,16 @@ pub fn sync(
 ) -> Tick {
     let caller = Caller::component(NAME);
     client.begin_round(world.now());
-    let pods = informers.pods.all(api);
-    let by_controller = active_by_controller(&pods);
+    let by_controller = informers.pods.indexed(api, IndexName::Controller);
     for (rs_value, rs) in informers.replica_sets.list(api, None) {
         if rs.metadata.is_deleting() {
             continue;
         }
         let ns = rs.metadata.namespace();
-        let mut active: Vec<&Arc<Pod>> = (by_controller.get(rs.metadata.uid()))
-            .into_iter()
-            .flatten()
-            .filter(|p| p.metadata.namespace() == ns)
-            .copied()
+        let controlled = by_controller.get(&(rs.metadata.uid().to_string(), ns.to_string()));
+        let mut active: Vec<&Arc<Pod>> = (controlled.into_iter().flat_map(|pods| pods.values()))
+            .map(|(_, p)| p)
+            .filter(|p| p.is_active())
             .collect();
         let diff = rs.replicas() - active.len() as i64;
         if diff > 0 {
@@ -47,14 +44,16 @@ pub fn sync(
                 diff.min(500),
             )?;
         } else if diff < 0 {
-            // Worst first: unscheduled, pending, not ready, then the newest.
-            active.sort_by_key(|p| {
+            // Worst first: unscheduled, pending, not ready, then the newest (each pod's key
+            // read once: a scale-down of thousands sorts them every round).
+            active.sort_by_cached_key(|p| {
+                let p: &Pod = p;
                 (
                     !p.node_name().is_empty(),
                     p.phase() == "Running",
                     p.is_ready(),
-                    std::cmp::Reverse(p.metadata.creation_timestamp().to_string()),
-                    std::cmp::Reverse(p.metadata.name().to_string()),
+                    std::cmp::Reverse(p.metadata.creation_timestamp()),
+                    std::cmp::Reverse(p.metadata.name()),
                 )
             });
             for pod in active.iter().take((-diff) as usize) {
@@ -72,18 +71,6 @@ pub fn sync(
         update_status(api, &caller, world, &rs_value, &active, generation)?;
     }
     Ok(())
-}
-
-/// The active pods per controller uid, in the cache's order: each ReplicaSet's pods found
-/// without walking every pod once per ReplicaSet.
-fn active_by_controller(pods: &Listing<Pod>) -> BTreeMap<&str, Vec<&Arc<Pod>>> {
-    let mut by_controller: BTreeMap<&str, Vec<&Arc<Pod>>> = BTreeMap::new();
-    for (_, p) in pods.values().filter(|(_, p)| p.is_active()) {
-        if let Some(uid) = p.metadata.controller_uid() {
-            by_controller.entry(uid).or_default().push(p);
-        }
-    }
-    by_controller
 }
 
 /// `count` pods from the template, each with a SuccessfulCreate event; the first refused
