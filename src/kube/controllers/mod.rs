@@ -44,6 +44,7 @@ pub struct Controllers {
     kubelets: kubelet::Kubelets,
     node_lifecycle: node_lifecycle::NodeLifecycle,
     scheduler: scheduler::Scheduler,
+    garbage_collector: garbage_collector::Collector,
     /// The ReplicaSet controller's client (its own token bucket).
     replicaset_client: rate_limit::RateLimiter,
     controller_manager_lease: leader_election::Elector,
@@ -190,6 +191,7 @@ impl Controllers {
             kubelets: kubelet::Kubelets::default(),
             node_lifecycle: node_lifecycle::NodeLifecycle::default(),
             scheduler: scheduler::Scheduler::default(),
+            garbage_collector: garbage_collector::Collector::default(),
             replicaset_client: rate_limit::RateLimiter::new(rate_limit::CONTROLLER_MANAGER, 0),
             controller_manager_lease: leader_election::Elector::new("kube-controller-manager"),
             scheduler_lease: leader_election::Elector::new("kube-scheduler"),
@@ -349,8 +351,9 @@ impl Controllers {
                 })
             })?;
             api.sync(world);
+            let collector = &mut self.garbage_collector;
             quiet.round(Loop::GarbageCollector, api, |api| {
-                garbage_collector::sync(api, world, informers).map(|()| false)
+                collector.sync(api, world, informers).map(|()| false)
             })?;
             api.sync(world);
             self.node_lifecycle.sync(api, world, &nodes, informers)?;
