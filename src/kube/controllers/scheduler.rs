@@ -5,7 +5,7 @@
 //! after its backoff. Each attempt is a request to the API server, within the scheduler's
 //! client rate limit.
 
-use super::informers::{Informers, Listing};
+use super::informers::{IndexName, Informers, Listing};
 use super::rate_limit::{self, RateLimiter};
 use super::{edit, event, soft, Tick, Waiting};
 use crate::base::{Millis, Rng};
@@ -14,7 +14,8 @@ use crate::kube::apiserver::{ApiServer, Caller};
 use crate::kube::meta::{self, ApiError, PODS};
 use crate::kube::objects::{self, Condition, Node, Pod, Taint};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
 use std::sync::Arc;
 
 const NAME: &str = "default-scheduler";
@@ -28,9 +29,14 @@ const FLUSH_EVERY_MS: Millis = 30_000;
 
 #[derive(Clone, Debug)]
 pub struct Scheduler {
-    /// The pods no node fitted at their last attempt, by their key in the watch cache (the
-    /// informer's order, so a round matches the two in one walk).
+    /// The pending pods to try at the next round (the scheduling queue's activeQ: new pods,
+    /// and those a round had no tokens left for), by their key in the watch cache.
+    queued: BTreeSet<String>,
+    /// The pods no node fitted at their last attempt, by their key in the watch cache. Every
+    /// pending pod is in one of the two, and only pending pods are.
     unplaced: BTreeMap<String, Unplaced>,
+    /// The cache state the two follow (None: sorted out again from every pod).
+    seen: Option<u64>,
     /// Each node as the last round saw it, to tell a change that may let a parked pod fit.
     nodes_seen: BTreeMap<String, NodeFacts>,
     last_flush: Millis,
@@ -40,7 +46,9 @@ pub struct Scheduler {
 impl Default for Scheduler {
     fn default() -> Scheduler {
         Scheduler {
+            queued: BTreeSet::new(),
             unplaced: BTreeMap::new(),
+            seen: None,
             nodes_seen: BTreeMap::new(),
             last_flush: 0,
             client: RateLimiter::new(rate_limit::SCHEDULER, 0),
@@ -126,26 +134,26 @@ impl Scheduler {
         let caller = Caller::component(NAME);
         self.client.begin_round(world.now());
         let pods = informers.pods.all(api);
+        let on_nodes = informers.pods.indexed(api, IndexName::Node);
         let nodes = informers.nodes.objects(api, None);
-        let mut load: BTreeMap<String, usize> = nodes
-            .iter()
-            .map(|n| (n.metadata.name().to_string(), 0))
+        let mut load: BTreeMap<String, usize> = (nodes.iter())
+            .map(|n| {
+                let name = n.metadata.name().to_string();
+                let on_it = on_nodes.get(&(name.clone(), String::new()));
+                let active = on_it.iter().flat_map(|pods| pods.values());
+                (name, active.filter(|(_, p)| p.is_active()).count())
+            })
             .collect();
-        for (_, p) in pods.values() {
-            if let Some(n) = load.get_mut(p.node_name()) {
-                *n += usize::from(p.is_active());
-            }
-        }
         let now = world.now();
-        let waiting = self.keep_pending(&pods);
+        self.follow(api, &pods);
+        let waiting = !self.queued.is_empty() || !self.unplaced.is_empty();
         self.unpark(&pods, &nodes, &load, now);
-        for (key, (value, pod)) in &pods {
-            if !is_pending(pod) {
+        let mut after: Option<String> = None;
+        while let Some(key) = self.next_to_try(after.as_deref(), now) {
+            after = Some(key.clone());
+            let Some((value, pod)) = pods.get(&key) else {
                 continue;
-            }
-            if self.unplaced.get(key).is_some_and(|u| !u.due(now)) {
-                continue;
-            }
+            };
             if !self.client.take(world.now()) {
                 return Ok(true);
             }
@@ -161,10 +169,13 @@ impl Scheduler {
                 .collect();
             let fits = |node: &str| verdicts.iter().any(|(n, why)| n == node && why.is_none());
             let Some(least) = load.iter().filter(|(k, _)| fits(k)).map(|(_, n)| *n).min() else {
-                self.failed_scheduling(api, &caller, world, (key, value, pod), &verdicts)?;
+                self.queued.remove(&key);
+                self.failed_scheduling(api, &caller, world, (&key, value, pod), &verdicts)?;
                 continue;
             };
-            self.unplaced.remove(key);
+            // Queued until the cache shows it bound (a bind refused tries again next round).
+            self.unplaced.remove(&key);
+            self.queued.insert(key.clone());
             let best: Vec<String> = load
                 .iter()
                 .filter(|(k, n)| **n == least && fits(k))
@@ -180,19 +191,67 @@ impl Scheduler {
         Ok(waiting)
     }
 
-    /// Forgets the pods no longer pending (bound, gone, finished), walking the pods and the
-    /// unplaced in their common order; whether any pod is pending.
-    fn keep_pending(&mut self, pods: &Listing<Pod>) -> bool {
-        let mut pending = (pods.iter())
+    /// Sorts the pods the cache changed since the last round into the queue, the unplaced, or
+    /// neither (bound, gone, finished); from every pod when the cache's history does not reach
+    /// back to that round.
+    fn follow(&mut self, api: &ApiServer, pods: &Listing<Pod>) {
+        let changed = self.seen.and_then(|seen| api.changes_since(seen));
+        match changed {
+            Some(keys) => {
+                for key in keys {
+                    let pending = pods.get(key).is_some_and(|(_, p)| is_pending(p));
+                    if !pending {
+                        self.queued.remove(key);
+                        self.unplaced.remove(key);
+                    } else if !self.unplaced.contains_key(key) {
+                        self.queued.insert(key.to_string());
+                    }
+                }
+            }
+            None => self.sort_out(pods),
+        }
+        self.seen = Some(api.cache_stamp());
+    }
+
+    /// Every pending pod queued but those still unplaced, walking the pods and the unplaced
+    /// in their common order.
+    fn sort_out(&mut self, pods: &Listing<Pod>) {
+        let pending = (pods.iter())
             .filter(|(_, (_, p))| is_pending(p))
-            .map(|(k, _)| k.as_str())
-            .peekable();
-        let any = pending.peek().is_some();
-        self.unplaced.retain(|k, _| {
-            while pending.next_if(|p| *p < k.as_str()).is_some() {}
-            pending.next_if_eq(&k.as_str()).is_some()
-        });
-        any
+            .map(|(k, _)| k);
+        let mut unplaced = std::mem::take(&mut self.unplaced).into_iter().peekable();
+        self.queued.clear();
+        for key in pending {
+            while unplaced.next_if(|(u, _)| u < key).is_some() {}
+            match unplaced.next_if(|(u, _)| u == key) {
+                Some((key, u)) => {
+                    self.unplaced.insert(key, u);
+                }
+                None => {
+                    self.queued.insert(key.clone());
+                }
+            }
+        }
+    }
+
+    /// The next pod to try after `after` in the cache's order (the first when None): a queued
+    /// one, or an unplaced one past its backoff. Found from where the round is, so that a
+    /// round taking a few of thousands of pods copies no list of them.
+    fn next_to_try(&self, after: Option<&str>, now: Millis) -> Option<String> {
+        let from = || {
+            (
+                after.map_or(Bound::Unbounded, Bound::Excluded),
+                Bound::Unbounded,
+            )
+        };
+        let queued = self.queued.range::<str, _>(from()).next();
+        let unplaced = self.unplaced.range::<str, _>(from());
+        let due = unplaced.filter(|(_, u)| u.due(now)).map(|(k, _)| k).next();
+        match (queued, due) {
+            (Some(q), Some(d)) => Some(q.min(d)),
+            (q, d) => q.or(d),
+        }
+        .cloned()
     }
 
     /// Moves parked pods to the backoff queue: those a change in the nodes since the last
@@ -228,17 +287,16 @@ impl Scheduler {
         if !helped && !flush {
             return;
         }
-        for (key, (_, pod)) in pods {
-            let Some(u) = self.unplaced.get_mut(key) else {
-                continue;
-            };
+        for (key, u) in &mut self.unplaced {
             let Some(since) = u.parked_since else {
                 continue;
             };
             let fits_now = || {
-                nodes.iter().any(|n| {
-                    let on_it = load.get(n.metadata.name()).copied().unwrap_or(0);
-                    unfit_reason(n, pod, on_it).is_none()
+                pods.get(key).is_some_and(|(_, pod)| {
+                    nodes.iter().any(|n| {
+                        let on_it = load.get(n.metadata.name()).copied().unwrap_or(0);
+                        unfit_reason(n, pod, on_it).is_none()
+                    })
                 })
             };
             if (flush && now > since + PARKED_MAX_MS) || (helped && fits_now()) {
@@ -462,6 +520,72 @@ mod tests {
         println!("500 replicas: the longest tick {longest} ms, {pods} pods");
         assert!(pods >= 500, "{pods} pods: all 500 created");
         assert!(longest <= 10 * TICK_MS, "a tick of {longest} ms");
+    }
+
+    /// Issue 15: the scheduler that follows the cache's changes tries, binds and parks what
+    /// one sorting out every pod at each round does: more replicas than the nodes hold, then
+    /// a scale-down that makes room, a cordon and an uncordon.
+    #[test]
+    fn a_scheduler_following_changes_does_what_one_reading_everything_does() {
+        use crate::kube::apiserver::Subresource;
+        use crate::kube::meta::NODES;
+        let mut w = ClusterConfig::new(3, 1).build();
+        assert!(w.run_until_cond(10_000, |c| c.ready_leader().is_some()));
+        let mut cp = ControlPlane::up(&mut w, 1, crate::etcd::Preset::Members).expect("kube up");
+        let web = json!({"metadata": {"name": "web"}, "spec": {"replicas": 400,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
+        let caller = Caller::component("test");
+        cp.api.create(&caller, &mut w, &DEPLOYMENTS, web).unwrap();
+        let (mut other_cp, mut other_w) = (cp.clone(), w.clone());
+        let bound = |cp: &ControlPlane| {
+            let pods = cp.api.list_cached(&PODS, None);
+            let on = pods
+                .iter()
+                .map(|p| crate::kube::meta::str_at(p, &["spec", "nodeName"]));
+            on.filter(|n| !n.is_empty()).count()
+        };
+        let change = |cp: &mut ControlPlane, w: &mut Cluster, second: u64| {
+            let (r, name, path, value) = match second {
+                40 => (&DEPLOYMENTS, "web", ["spec", "replicas"], json!(300)),
+                60 => (&NODES, "node-1", ["spec", "unschedulable"], json!(true)),
+                70 => (&NODES, "node-1", ["spec", "unschedulable"], json!(false)),
+                _ => return,
+            };
+            let ns = if r.namespaced { "default" } else { "" };
+            let mut obj = cp.api.get(w, r, ns, name).unwrap();
+            obj[path[0]][path[1]] = value;
+            cp.api
+                .update(&caller, w, r, obj, Subresource::Main)
+                .unwrap();
+        };
+        let mut most_pending = 0;
+        for second in 0..90 {
+            change(&mut cp, &mut w, second);
+            change(&mut other_cp, &mut other_w, second);
+            for _ in 0..1000 / TICK_MS {
+                other_cp.controllers.scheduler.seen = None;
+                let (now, other_now) = (w.now(), other_w.now());
+                cp.run_until(&mut w, now + TICK_MS);
+                other_cp.run_until(&mut other_w, other_now + TICK_MS);
+            }
+            assert_eq!(cp.api.requests(), other_cp.api.requests(), "at {second} s");
+            assert_eq!(bound(&cp), bound(&other_cp), "at {second} s");
+            let scheduler = &cp.controllers.scheduler;
+            let other = &other_cp.controllers.scheduler;
+            assert_eq!(scheduler.queued, other.queued, "at {second} s");
+            let pending = scheduler.unplaced.len() + scheduler.queued.len();
+            most_pending = most_pending.max(pending);
+        }
+        println!(
+            "bound at the end: {}, most pending: {most_pending}",
+            bound(&cp)
+        );
+        assert!(most_pending >= 70, "{most_pending} pending at most");
+        let scheduler = &cp.controllers.scheduler;
+        assert_eq!(scheduler.unplaced.len() + scheduler.queued.len(), 0);
+        assert!(bound(&cp) >= 300);
     }
 
     /// What may let a parked pod fit: a node new, uncordoned, untainted or with room made;
