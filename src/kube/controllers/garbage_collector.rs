@@ -200,9 +200,16 @@ mod tests {
         [keyed(&REPLICASETS), keyed(&PODS)].concat()
     }
 
+    /// The writes the API server made, in order.
+    fn writes(api: &ApiServer) -> Vec<(&'static str, String)> {
+        let journal = api.journal().iter();
+        journal.map(|w| (w.verb, w.key.clone())).collect()
+    }
+
     /// Issue 15: the collector that follows the cache's changes deletes what one looking at
-    /// every dependent deletes, with the same requests: owners deleted one by one, an owner
-    /// replaced under its name (a new uid), a dependent of two owners, an owner never there.
+    /// every dependent deletes, with the same requests and writes: owners deleted one by one,
+    /// an owner replaced under its name (a new uid), a dependent of two owners, an owner never
+    /// there, a first owner of a kind the API does not know.
     #[test]
     fn a_collector_following_changes_does_what_one_reading_everything_does() {
         let mut w = ClusterConfig::new(3, 1).build();
@@ -256,6 +263,9 @@ mod tests {
             ("ReplicaSet", "apps/v1", &rs2),
         ];
         create(&mut api, &mut w, &PODS, owned("both", &both));
+        let widget = json!({"metadata": {"name": "w", "uid": "1111"}});
+        let unknown_first = [("Widget", "example.com/v1", &widget), both[0]];
+        create(&mut api, &mut w, &PODS, owned("widget", &unknown_first));
         let ghost = json!({"metadata": {"name": "ghost", "uid": "0000"}});
         create(
             &mut api,
@@ -272,6 +282,7 @@ mod tests {
             kept.sync(api, w, &mut informers).unwrap();
             fresh.unwrap();
             assert_eq!(api.requests(), fresh_api.requests());
+            assert_eq!(writes(api), writes(&fresh_api));
             api.sync(w);
             fresh_api.sync(&mut fresh_w);
             assert_eq!(dependents_left(api), dependents_left(&fresh_api));
@@ -293,12 +304,14 @@ mod tests {
             .iter()
             .any(|k| k.ends_with("/rs1") || k.ends_with("/a0")));
         assert!(left.contains(&"/registry/pods/default/both".to_string()));
+        assert!(left.contains(&"/registry/pods/default/widget".to_string()));
         api.delete(&test, &mut w, &DEPLOYMENTS, "default", "d2", false)
             .unwrap();
         api.sync(&mut w);
         for _ in 0..4 {
             round(&mut api, &mut w);
         }
-        assert_eq!(dependents_left(&api), Vec::<String>::new());
+        // An owner of a kind the API does not know counts as present.
+        assert_eq!(dependents_left(&api), ["/registry/pods/default/widget"]);
     }
 }

@@ -30,7 +30,7 @@ pub enum IndexName {
     /// The controller's uid and the object's namespace (the ReplicaSet controller's
     /// `controllerUIDIndex`, read in one namespace): (uid, namespace).
     Controller,
-    /// A bound pod's node: (node name, "").
+    /// A pod's node: (node name, ""), an unbound pod's name being "".
     Node,
 }
 
@@ -222,12 +222,10 @@ fn owners(metadata: &ObjectMeta) -> Vec<IndexKey> {
     known.collect()
 }
 
-/// Index [`IndexName::Node`]'s value of a pod: the node it is bound to.
+/// Index [`IndexName::Node`]'s value of a pod: the node it is bound to ("" for none, which
+/// a Node written without a name is called too).
 fn node(pod: &Pod) -> Vec<IndexKey> {
-    let node = Some(pod.node_name()).filter(|n| !n.is_empty());
-    node.map(|n| (n.to_string(), String::new()))
-        .into_iter()
-        .collect()
+    vec![(pod.node_name().to_string(), String::new())]
 }
 
 /// Index [`IndexName::Controller`]'s value of an object: its controller's uid, its namespace.

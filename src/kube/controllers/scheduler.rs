@@ -58,7 +58,7 @@ impl Default for Scheduler {
 
 /// A pod no node fitted: its failed attempts, the last one's time, and since when it has been
 /// parked (None once a change in the cluster or the flush moved it to the backoff queue).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Unplaced {
     attempts: u32,
     last_try: Millis,
@@ -148,9 +148,8 @@ impl Scheduler {
         self.follow(api, &pods);
         let waiting = !self.queued.is_empty() || !self.unplaced.is_empty();
         self.unpark(&pods, &nodes, &load, now);
-        let mut after: Option<String> = None;
-        while let Some(key) = self.next_to_try(after.as_deref(), now) {
-            after = Some(key.clone());
+        let mut cursor = Cursor::start(self, now);
+        while let Some(key) = cursor.next(self, now) {
             let Some((value, pod)) = pods.get(&key) else {
                 continue;
             };
@@ -234,24 +233,22 @@ impl Scheduler {
         }
     }
 
-    /// The next pod to try after `after` in the cache's order (the first when None): a queued
-    /// one, or an unplaced one past its backoff. Found from where the round is, so that a
-    /// round taking a few of thousands of pods copies no list of them.
-    fn next_to_try(&self, after: Option<&str>, now: Millis) -> Option<String> {
-        let from = || {
-            (
-                after.map_or(Bound::Unbounded, Bound::Excluded),
-                Bound::Unbounded,
-            )
-        };
-        let queued = self.queued.range::<str, _>(from()).next();
-        let unplaced = self.unplaced.range::<str, _>(from());
-        let due = unplaced.filter(|(_, u)| u.due(now)).map(|(k, _)| k).next();
-        match (queued, due) {
+    /// The next pod to try after `after` in the cache's order (the first when None): the
+    /// next queued one, or `due`, the next unplaced one past its backoff, if it comes first.
+    fn next_to_try(&self, after: Option<&str>, due: Option<&str>) -> Option<String> {
+        let queued = self.queued.range::<str, _>(from(after)).next();
+        match (queued.map(String::as_str), due) {
             (Some(q), Some(d)) => Some(q.min(d)),
             (q, d) => q.or(d),
         }
-        .cloned()
+        .map(str::to_string)
+    }
+
+    /// The first unplaced pod after `after` past its backoff at `now`.
+    fn next_due(&self, after: Option<&str>, now: Millis) -> Option<String> {
+        let unplaced = self.unplaced.range::<str, _>(from(after));
+        let due = unplaced.filter(|(_, u)| u.due(now)).map(|(k, _)| k).next();
+        due.cloned()
     }
 
     /// Moves parked pods to the backoff queue: those a change in the nodes since the last
@@ -355,6 +352,38 @@ impl Scheduler {
         let reason = ("Warning", "FailedScheduling");
         soft(event(api, caller, world, involved, reason, &message, NAME))
     }
+}
+
+/// Where a round is in the pods it tries: each queued pod and each unplaced one past its
+/// backoff, in the cache's order. A round changes the two only at the pod it is on, so the
+/// next one due is found once for each stretch of queued pods before it.
+struct Cursor {
+    after: Option<String>,
+    due: Option<String>,
+}
+
+impl Cursor {
+    fn start(scheduler: &Scheduler, now: Millis) -> Cursor {
+        let due = scheduler.next_due(None, now);
+        Cursor { after: None, due }
+    }
+
+    fn next(&mut self, scheduler: &Scheduler, now: Millis) -> Option<String> {
+        let key = scheduler.next_to_try(self.after.as_deref(), self.due.as_deref())?;
+        if self.due.as_ref() == Some(&key) {
+            self.due = scheduler.next_due(Some(&key), now);
+        }
+        self.after = Some(key.clone());
+        Some(key)
+    }
+}
+
+/// The keys after `after` (all when None).
+fn from(after: Option<&str>) -> (Bound<&str>, Bound<&str>) {
+    (
+        after.map_or(Bound::Unbounded, Bound::Excluded),
+        Bound::Unbounded,
+    )
 }
 
 /// Waiting for a node: not bound, not finished, not being deleted.
@@ -560,21 +589,25 @@ mod tests {
                 .update(&caller, w, r, obj, Subresource::Main)
                 .unwrap();
         };
+        let tick = |cp: &mut ControlPlane, w: &mut Cluster| {
+            w.run_until(cp.next_tick_ms);
+            cp.tick_once(w);
+        };
         let mut most_pending = 0;
         for second in 0..90 {
             change(&mut cp, &mut w, second);
             change(&mut other_cp, &mut other_w, second);
             for _ in 0..1000 / TICK_MS {
+                tick(&mut cp, &mut w);
                 other_cp.controllers.scheduler.seen = None;
-                let (now, other_now) = (w.now(), other_w.now());
-                cp.run_until(&mut w, now + TICK_MS);
-                other_cp.run_until(&mut other_w, other_now + TICK_MS);
+                tick(&mut other_cp, &mut other_w);
             }
             assert_eq!(cp.api.requests(), other_cp.api.requests(), "at {second} s");
             assert_eq!(bound(&cp), bound(&other_cp), "at {second} s");
             let scheduler = &cp.controllers.scheduler;
             let other = &other_cp.controllers.scheduler;
             assert_eq!(scheduler.queued, other.queued, "at {second} s");
+            assert_eq!(scheduler.unplaced, other.unplaced, "at {second} s");
             let pending = scheduler.unplaced.len() + scheduler.queued.len();
             most_pending = most_pending.max(pending);
         }
@@ -586,6 +619,42 @@ mod tests {
         let scheduler = &cp.controllers.scheduler;
         assert_eq!(scheduler.unplaced.len() + scheduler.queued.len(), 0);
         assert!(bound(&cp) >= 300);
+    }
+
+    /// A round tries, in the cache's order, every queued pod and every unplaced one past its
+    /// backoff: the order a walk over every pending pod would take them in.
+    #[test]
+    fn a_round_tries_the_queued_and_the_due_in_the_caches_order() {
+        use super::{Cursor, Scheduler, Unplaced};
+        for seed in 0..50 {
+            let mut rng = crate::base::Rng::new(seed);
+            let mut s = Scheduler::default();
+            for i in 0..rng.range(0, 40) {
+                let key = format!("/registry/pods/default/p{:03}", rng.range(0, 1000) + i);
+                if rng.range(0, 2) == 0 {
+                    s.queued.insert(key);
+                } else {
+                    let parked = rng.range(0, 2) == 0;
+                    let unplaced = Unplaced {
+                        attempts: rng.range(1, 5) as u32,
+                        last_try: rng.range(0, 20_000),
+                        parked_since: parked.then_some(0),
+                    };
+                    s.unplaced.insert(key, unplaced);
+                }
+            }
+            s.queued.retain(|k| !s.unplaced.contains_key(k));
+            let now = 10_000;
+            let due = s.unplaced.iter().filter(|(_, u)| u.due(now));
+            let mut walk: Vec<String> = due.map(|(k, _)| k.clone()).collect();
+            walk.extend(s.queued.iter().cloned());
+            walk.sort();
+            let (mut tried, mut cursor) = (Vec::new(), Cursor::start(&s, now));
+            while let Some(key) = cursor.next(&s, now) {
+                tried.push(key);
+            }
+            assert_eq!(tried, walk, "seed {seed}");
+        }
     }
 
     /// What may let a parked pod fit: a node new, uncordoned, untainted or with room made;
