@@ -378,7 +378,7 @@ fn message_labels_sit_beside_their_edges() {
 /// Watches one message dot for `ms` of real time: whether it moved, how often the page wrote
 /// to it, and whether it was still on the wire at the end.
 const WATCH_DOT: &str = "const [ms] = arguments;
-    const e = document.querySelector('[data-message]');
+    const e = document.querySelector('[data-message]:not([data-foreseen])');
     if (!e) return null;
     const at = () => getComputedStyle(e).transform;
     const first = at();
@@ -419,6 +419,59 @@ fn message_dots_glide_without_being_drawn_again() {
             let still = page.execute(WATCH_DOT, vec![json!(150)]).await?;
             assert_eq!(still["moved"], json!(false), "paused: {still}");
             assert_eq!(still["flying"], json!(true), "paused: {still}");
+            Ok(())
+        },
+    );
+}
+
+/// Watches a foreseen message dot (drawn before it is sent) at every animation frame for up
+/// to `ms`: whether it was unseen at first, then seen gliding before the page wrote to it.
+const WATCH_FORESEEN: &str = "const [ms] = arguments;
+    const e = document.querySelector('[data-message][data-foreseen]');
+    if (!e) return null;
+    let writes = 0, unseen = false, seenUnwritten = 0, first = null;
+    const o = new MutationObserver(m => { writes += m.length; });
+    o.observe(e, { attributes: true, subtree: true });
+    const start = performance.now();
+    return new Promise(done => {
+        const look = () => {
+            const s = getComputedStyle(e);
+            if (Number(s.opacity) === 0) unseen = true;
+            else if (writes === 0 && e.isConnected) {
+                first = first ?? s.transform;
+                if (s.transform !== first) seenUnwritten += 1;
+            }
+            if (performance.now() - start < ms && e.isConnected) requestAnimationFrame(look);
+            else { o.disconnect(); done({ unseen, seenUnwritten, id: e.dataset.message }); }
+        };
+        look();
+    });";
+
+/// The page draws at most about ten times a second while the run plays, and the messages
+/// sent in between are drawn ahead (`Lab::foreseen`): each waits unseen, then glides from
+/// its sender the moment it is sent, with nothing written to it by the page meanwhile.
+#[test]
+fn messages_sent_between_drawings_are_drawn_ahead() {
+    story(
+        "messages_sent_between_drawings_are_drawn_ahead",
+        async |h: Harness| {
+            let page = h.open(1280, 720).await?;
+            page.wait_single_leader().await?;
+            let asked = page
+                .execute(COUNT_FRAME_REQUESTS, vec![json!(2000)])
+                .await?;
+            let asked = asked.as_u64().ok_or(format!("frame requests: {asked}"))?;
+            println!("{asked} frames asked for in 2 s at the default speed");
+            assert!(asked <= 40, "{asked} frames asked for in 2 s");
+            let watched = wait_for("a foreseen dot seen gliding", async || {
+                page.wait_exists("[data-message][data-foreseen]").await?;
+                let seen = page.execute(WATCH_FORESEEN, vec![json!(400)]).await?;
+                let glided = seen["unseen"] == json!(true)
+                    && seen["seenUnwritten"].as_u64().unwrap_or(0) >= 1;
+                Ok(glided.then_some(seen))
+            })
+            .await?;
+            println!("watched {watched}");
             Ok(())
         },
     );

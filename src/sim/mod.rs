@@ -706,6 +706,29 @@ impl<P: Process> Sim<P> {
         self.wire.iter().filter(move |w| w.seq > seq)
     }
 
+    /// The messages this run sends after now and up to `until` that will arrive, in the order
+    /// sent, if nothing from outside the world changes its course: the page draws them ahead,
+    /// so that it need not wake at each of them. The run itself is left as it is.
+    pub fn foresee(&self, until: Millis) -> Vec<InFlight>
+    where
+        P: Clone,
+    {
+        let mut ahead = self.clone();
+        ahead.wire_keep = usize::MAX;
+        ahead.wire_from = 0;
+        let seq = ahead.wire_seq;
+        ahead.run_until(until);
+        // A held-back message's later record replaces its first.
+        let mut sent: BTreeMap<u64, InFlight> = BTreeMap::new();
+        for w in ahead.wire_since(seq) {
+            match w.lost {
+                None => sent.insert(w.message.id, w.message.clone()),
+                Some(_) => sent.remove(&w.message.id),
+            };
+        }
+        sent.into_values().collect()
+    }
+
     /// The sequence number of the newest wire record.
     pub fn wire_seq(&self) -> u64 {
         self.wire_seq

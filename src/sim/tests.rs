@@ -291,3 +291,40 @@ fn the_wire_log_records_every_fate_and_changes_nothing() {
     logged.set_wire_log(5);
     assert_eq!(logged.wire_since(0).count(), 5);
 }
+
+#[test]
+fn what_the_run_foresees_is_what_it_then_sends() {
+    let net = NetConfig {
+        loss: 0.1,
+        jitter_ms: 9,
+        ..NetConfig::default()
+    };
+    let mut foreseen = 0;
+    for seed in 0..20 {
+        let mut w = world(seed, net.clone());
+        w.set_wire_log(10_000);
+        w.record_trace(true);
+        let mut rng = Rng::new(seed);
+        for _ in 0..10 {
+            w.run_for(rng.range(0, 300));
+            let (now, hash, cursor) = (w.now(), w.trace_hash(), w.wire_seq());
+            let until = now + rng.range(1, 200);
+            let ahead = w.foresee(until);
+            assert_eq!(
+                (w.now(), w.trace_hash()),
+                (now, hash),
+                "seed {seed}: the run moved"
+            );
+            w.run_until(until);
+            let sent: Vec<InFlight> = w
+                .wire_since(cursor)
+                .filter(|r| r.lost.is_none())
+                .map(|r| r.message.clone())
+                .collect();
+            assert_eq!(ahead, sent, "seed {seed}: from {now} to {until}");
+            assert!(ahead.iter().all(|m| m.sent_ms > now && m.sent_ms <= until));
+            foreseen += ahead.len();
+        }
+    }
+    assert!(foreseen > 200, "{foreseen} messages foreseen");
+}

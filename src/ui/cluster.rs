@@ -8,7 +8,7 @@
 use super::a11y::tab_after_key;
 use super::dom;
 use super::i18n::{member_label, message_label, role, t, Lang, Text};
-use super::lab::{Msg, Timeline};
+use super::lab::{Msg, Timeline, GLIDE_LEAST_MS};
 use super::page::{Clock, Dispatch, Page};
 use super::ring::{self, EdgeLabel, LabelMetrics, Placed, Wire};
 use crate::base::{MemberId, Millis};
@@ -204,8 +204,9 @@ fn node_picture(world: &World, id: MemberId, needed: usize) -> NodePicture {
     }
 }
 
-/// The picture of `world` the ring draws.
-pub fn picture(world: &World) -> RingPicture {
+/// The ring as `world` is now, with the messages it will send soon (`ahead`, foreseen) drawn
+/// to glide when they are sent.
+pub fn picture(world: &World, ahead: &[InFlight]) -> RingPicture {
     let ids = world.member_ids();
     let count = ids.len();
     let radius = node_radius(count);
@@ -236,7 +237,9 @@ pub fn picture(world: &World) -> RingPicture {
         .collect();
     let labels = ring::edge_labels(&wires);
     RingPicture {
-        dots: flying.iter().filter_map(|m| dot(m, &ids, radius)).collect(),
+        dots: (flying.iter().chain(ahead))
+            .filter_map(|m| dot(m, &ids, radius))
+            .collect(),
         labels,
         client_write: (world.leader()).map(|l| ring::client_write(l, world.revision_of(l))),
         partition: world.partition_view(),
@@ -284,21 +287,30 @@ pub fn LiveRing() -> Html {
     };
     let lab = page.lab.borrow();
     let timeline = lab.timeline();
-    let at = (timeline.epoch, lab.world().steps(), lab.shown_revision());
+    let playing = page.view.playing;
+    let (foreseen, ahead) = lab.foreseen();
+    let at = (
+        timeline.epoch,
+        lab.world().steps(),
+        lab.shown_revision(),
+        playing.then_some(foreseen),
+    );
     let picture = match &*taken.borrow() {
         Some((when, picture)) if *when == at => picture.clone(),
-        _ => Rc::new(picture(lab.world())),
+        _ if playing => Rc::new(picture(lab.world(), &ahead)),
+        _ => Rc::new(picture(lab.world(), &[])),
     };
     *taken.borrow_mut() = Some((at, picture.clone()));
     let view = &page.view;
     html! {
-        <Ring {picture} {timeline} playing={view.playing} presenter={view.presenter}
+        <Ring {picture} {timeline} {playing} presenter={view.presenter}
             lang={view.lang} selected={view.selected_message} d={page.dispatcher()} />
     }
 }
 
-/// When a picture was taken: the timeline, the world's events, the run's shown revision.
-type Taken = (u64, u64, u64);
+/// When a picture was taken: the timeline, the world's events, the run's shown revision, the
+/// messages foreseen.
+type Taken = (u64, u64, u64, Option<u64>);
 
 /// All plain data (and a dispatcher that stays the same), so a frame whose picture is the
 /// last one's skips the ring entirely.
@@ -625,7 +637,7 @@ pub struct MessageDotProps {
 
 impl PartialEq for MessageDotProps {
     // The time a glide starts from is read only when it starts (see `MessageDot`): a dot whose
-    // props differ by it alone is not drawn again each time the ring is.
+    // props differ by it alone is not drawn again each time the ring is, once it is sent.
     fn eq(&self, other: &MessageDotProps) -> bool {
         let started = |g: Glide| Glide { now: 0, ..g };
         self.dot == other.dot
@@ -634,24 +646,36 @@ impl PartialEq for MessageDotProps {
             && self.selected == other.selected
             && self.on_select == other.on_select
             && started(self.glide) == started(other.glide)
+            && self.sent() == other.sent()
+    }
+}
+
+impl MessageDotProps {
+    /// Whether the message is on the wire at the ring's time, rather than foreseen.
+    fn sent(&self) -> bool {
+        self.dot.sent_ms <= self.glide.now
     }
 }
 
 /// A message dot glides to where it lands as a CSS animation of its transform, which the
 /// compositor runs: moved from Rust each frame, the dots cost a style, a layout and a paint
 /// of the ring in every frame. Its path is worked out when it appears and again when the
-/// timeline changes (a new animation name restarts the animation from there).
+/// timeline changes (a new animation name restarts the animation from there), or when what
+/// was foreseen of it turns out otherwise.
 #[component]
 fn MessageDot(props: &MessageDotProps) -> Html {
     let d = &props.dot;
     let restarts = use_mut_ref(|| 0u32);
     let style = {
-        let (d, glide, restarts) = (d.clone(), props.glide, restarts.clone());
-        use_memo((props.glide.epoch, props.glide.playing), move |_| {
-            let mut n = restarts.borrow_mut();
-            *n += 1;
-            glide_style(&d, glide, *n % 2 == 0)
-        })
+        let (glide, restarts) = (props.glide, restarts.clone());
+        use_memo(
+            (props.glide.epoch, props.glide.playing, d.clone()),
+            move |(_, _, d)| {
+                let mut n = restarts.borrow_mut();
+                *n += 1;
+                glide_style(d, glide, *n % 2 == 0)
+            },
+        )
     };
     let title = {
         let d = d.clone();
@@ -667,9 +691,11 @@ fn MessageDot(props: &MessageDotProps) -> Html {
         on_activate(move || on_select.emit(id))
     };
     let class = classes!(message_class(d.kind), props.selected.then_some("selected"));
+    let sent = props.sent();
     html! {
         <g class={class} style={(*style).clone()} data-message={id.to_string()} data-kind={d.kind}
-           onclick={onclick} tabindex="0" role="button" {onkeydown}>
+           data-foreseen={(!sent).then_some("")} onclick={onclick}
+           tabindex={if sent { "0" } else { "-1" }} role="button" {onkeydown}>
             <title>{ (*title).clone() }</title>
             <circle class="hit" r="16" />
             <circle class="dot" r="7" />
@@ -677,22 +703,47 @@ fn MessageDot(props: &MessageDotProps) -> Html {
     }
 }
 
-/// The dot's place now, and while the run plays, its glide from there to where it lands,
-/// timed in real ms at the timeline's speed. Paused, no animation at all: nothing is left for
-/// the compositor to keep, and a scrub or a step places the dot exactly.
+/// A glide's keyframes move the dot in their first hundredth and hold it there after
+/// (static/style.css): its animation then lasts a hundred times its motion, and ends long
+/// after the page has drawn the dot away. In Chromium each animation that starts after a
+/// delay or ends costs the page a main-thread frame of its own (about 2 ms); one that starts
+/// as the ring draws it shares that drawing's frames.
+const GLIDE_HOLDS: f64 = 100.0;
+
+/// The dot's place now, and while the run plays, its glide to where it lands, timed in real
+/// ms at the timeline's speed (unless its whole flight is too quick to follow). A foreseen message glides from as far behind its sender as it
+/// has yet to wait, unseen until it is sent. Paused, no animation at all: nothing is left
+/// for the compositor to keep, and a scrub or a step places the dot exactly.
 fn glide_style(d: &Dot, glide: Glide, flip: bool) -> String {
     let (x, y) = d.at(glide.now);
-    let place = format!("transform:translate({x:.1}px,{y:.1}px)");
-    if !glide.playing || glide.speed <= 0.0 {
-        return place;
+    let from = glide.now.max(d.sent_ms);
+    let wait = (from - glide.now) as f64 / glide.speed;
+    let flight = (d.arrive_ms.saturating_sub(from) as f64 / glide.speed).max(1.0);
+    let whole = d.arrive_ms.saturating_sub(d.sent_ms) as f64 / glide.speed;
+    if !glide.playing || glide.speed <= 0.0 || (whole < GLIDE_LEAST_MS && wait <= 0.0) {
+        return format!("transform:translate({x:.1}px,{y:.1}px)");
     }
     let (ex, ey) = d.end;
-    let ms = d.arrive_ms.saturating_sub(glide.now) as f64 / glide.speed;
-    let name = if flip { "glide-b" } else { "glide-a" };
-    format!(
-        "{place};--x0:{x:.1}px;--y0:{y:.1}px;--x1:{ex:.1}px;--y1:{ey:.1}px;\
-         animation-name:{name};animation-duration:{ms:.0}ms"
-    )
+    let (vx, vy) = ((ex - x) / flight, (ey - y) / flight);
+    let (x0, y0) = (x - vx * wait, y - vy * wait);
+    let (glides, appears) = if flip {
+        ("glide-b", "appear-b")
+    } else {
+        ("glide-a", "appear-a")
+    };
+    let moves = GLIDE_HOLDS * (wait + flight);
+    let path = format!(
+        "transform:translate({x:.1}px,{y:.1}px);--x0:{x0:.1}px;--y0:{y0:.1}px;\
+         --x1:{ex:.1}px;--y1:{ey:.1}px"
+    );
+    if wait > 0.0 {
+        let shows = GLIDE_HOLDS * wait;
+        format!(
+            "{path};animation-name:{glides},{appears};animation-duration:{moves:.0}ms,{shows:.0}ms"
+        )
+    } else {
+        format!("{path};animation-name:{glides};animation-duration:{moves:.0}ms")
+    }
 }
 
 fn label(l: &EdgeLabel, p: &Placed, nodes: &[NodePicture], font: f64) -> Html {

@@ -79,8 +79,9 @@ fn TimeSlider() -> Html {
     let on_time = on_number::<Event, f64>(&d, |v| Msg::Scrub(v.max(0.0) as u64));
     let hold = Callback::from(move |_: PointerEvent| d.dispatch(Action::Pause));
     let live = page.view.playing && !lab.is_behind();
-    let now = shown_time(lab.world().now(), live);
-    let horizon = shown_time(lab.horizon_ms(), live).max(1);
+    let speed = lab.timeline().speed;
+    let now = shown_time(lab.world().now(), live, speed);
+    let horizon = shown_time(lab.horizon_ms(), live, speed).max(1);
     // Playing at the end of the run, the thumb stays at the right end whatever the numbers:
     // they move in whole seconds, not at every step of the clock (a layout of the header each).
     let end = (horizon - horizon % LIVE_SLIDER_STEP_MS).max(1);

@@ -9,13 +9,15 @@ use super::lessons::{Course, LessonMsg};
 use super::long_run::{LongRun, Progress};
 use super::recorder::{Recorder, WIRE_LOG};
 use super::share::{self, Shared};
-use super::view::{shown_time, Action, Notice, Pace, Scrubbed, View, CLOCK_STEP_MS};
+use super::view::{clock_step, shown_time, Action, Notice, Pace, Scrubbed, View};
 use crate::base::Millis;
 use crate::check::Violation;
 use crate::console::script::{self, ScriptLine};
 use crate::console::{Aside, Hint, Output, Session};
 use crate::etcd::Cluster as World;
 use crate::etcd::{ClusterConfig as Settings, Switch};
+use crate::sim::InFlight;
+use std::rc::Rc;
 
 /// The UI's network is slower than the CLI default so messages are visible in flight.
 pub const UI_NETWORK_SETUP: &str = "latency 30ms jitter 10ms";
@@ -28,9 +30,23 @@ const MAX_SLEEP_MS: f64 = 1000.0;
 /// While the run plays, the panels follow the world at most this often (real ms): with 11
 /// members at 10× something happens in every frame, and redrawing every panel each frame took
 /// more than a frame has. A command, a pause, a lesson step done show at once, and so does
-/// the first event after a quiet spell; the ring draws at every event, the clock at each of
-/// its steps (see `drawn`).
+/// the first event after a quiet spell; the ring draws at the events (see
+/// `EVENTS_FOLLOW_MS`), the clock at each of its steps (see `drawn`).
 const PANELS_FOLLOW_MS: f64 = 100.0;
+/// While the run plays unwatched, an event of the world shows at most this long (real ms)
+/// after the page last drew: the ring draws ahead the messages sent until then
+/// ([`Lab::foreseen`]), which glide on the compositor, so the page need not wake at each one.
+const EVENTS_FOLLOW_MS: f64 = 100.0;
+/// The ring draws the messages to come until the frame loop's latest wake and this much
+/// (real ms at the speed played) after: a frame or two late.
+const FORESIGHT_MARGIN_MS: f64 = 50.0;
+/// At most this far ahead (virtual ms): on a slow network at a high speed the world would
+/// otherwise run seconds ahead at every drawing.
+const FORESIGHT_MOST_MS: Millis = 2_000;
+/// A message whose flight is shorter than this (real ms at the speed played) is drawn where
+/// it is at each drawing, not gliding: too quick to follow, and each dot gliding costs the
+/// page a layer of its own while its animation lasts.
+pub const GLIDE_LEAST_MS: f64 = 50.0;
 /// A watched frame looks at the world at most this often (at high speeds, events are dense).
 const MAX_SLICES_PER_FRAME: f64 = 100.0;
 /// Console transcript entries kept (older ones scroll away).
@@ -284,6 +300,10 @@ pub struct Lab {
     shown_at: Marker,
     /// Real milliseconds played since the panels last followed the world.
     unshown_ms: f64,
+    /// Real milliseconds played since a frame last changed the page.
+    undrawn_ms: f64,
+    /// The messages the world will send soon (see [`Lab::foreseen`]).
+    foresight: Foresight,
     /// The lessons: the step open on this run, and the steps done.
     lessons: Course,
     /// The console's lines still running (their time passes in slices, one per frame).
@@ -299,6 +319,16 @@ pub struct Timeline {
     pub epoch: u64,
     /// Virtual ms per real ms, as the last frame played.
     pub speed: f64,
+}
+
+/// What the world will send, foreseen at its `steps`, the lab's `revision`, up to `until`
+/// (0: nothing foreseen).
+#[derive(Clone, Debug, Default)]
+struct Foresight {
+    messages: Rc<Vec<InFlight>>,
+    steps: u64,
+    revision: u64,
+    until: Millis,
 }
 
 /// Where the run is, as far as a panel can tell: what changes it is an event of the world or
@@ -366,6 +396,8 @@ impl Lab {
             shown: 0,
             shown_at: Marker::default(),
             unshown_ms: 0.0,
+            undrawn_ms: 0.0,
+            foresight: Foresight::default(),
             lessons: Course::default(),
             long: LongRun::default(),
         };
@@ -391,6 +423,8 @@ impl Lab {
             shown: 0,
             shown_at: Marker::default(),
             unshown_ms: 0.0,
+            undrawn_ms: 0.0,
+            foresight: Foresight::default(),
             lessons: Course::default(),
             long: LongRun::default(),
         };
@@ -559,6 +593,7 @@ impl Lab {
         let (action, lesson_done) = self.apply_observed(msg);
         if jumps {
             self.timeline.epoch = self.revision;
+            self.unforesee();
         }
         let at = self.marker();
         self.unshown_ms += frame_ms.unwrap_or(0.0);
@@ -568,22 +603,29 @@ impl Lab {
             self.shown_at = at;
             self.unshown_ms = 0.0;
         }
-        if frame_ms.is_some() && action == Action::Refresh && self.drawn() == drawn {
-            return Action::Quiet;
-        }
+        let action = if frame_ms.is_some() && action == Action::Refresh && self.drawn() == drawn {
+            Action::Quiet
+        } else {
+            action
+        };
+        self.undrawn_ms = match action {
+            Action::Quiet => self.undrawn_ms + frame_ms.unwrap_or(0.0),
+            _ => 0.0,
+        };
         action
     }
 
     /// What a frame could change on the page: the world's events, the clock as it is shown,
     /// the timeline, what the panels show, the console (a played-back command).
-    fn drawn(&self) -> (Marker, u64, u64, u64, u64) {
+    fn drawn(&self) -> (Marker, u64, u64, u64, u64, u64) {
         let now = self.world().now();
         (
             self.marker(),
-            shown_time(now, true),
+            shown_time(now, true, self.timeline.speed),
             self.timeline.epoch,
             self.shown,
             self.transcript.edits,
+            self.foresight.revision,
         )
     }
 
@@ -736,12 +778,61 @@ impl Lab {
         if whole >= 1.0 {
             self.observe();
         }
+        if self.playback.is_none() && self.long.is_idle() {
+            self.foresee(pace.speed);
+        } else {
+            self.unforesee();
+        }
+    }
+
+    /// The messages the world will send from now until shortly after the page next draws,
+    /// if nothing from outside the world (a command, the control plane) changes its course.
+    /// A frame that shows the run playing unwatched takes them; anything else drops them.
+    /// With the revision at which they were foreseen.
+    pub fn foreseen(&self) -> (u64, Rc<Vec<InFlight>>) {
+        (self.foresight.revision, self.foresight.messages.clone())
+    }
+
+    /// Foresees again once the world has moved on (or the timeline changed) since the last
+    /// time it did, or the time foreseen would not last until the page next wakes.
+    fn foresee(&mut self, speed: f64) {
+        let (steps, now) = (self.world().steps(), self.world().now());
+        let margin = (speed * FORESIGHT_MARGIN_MS).ceil() as Millis;
+        let until = (self.latest_wake(speed).saturating_add(margin))
+            .min(now + FORESIGHT_MOST_MS)
+            .max(now + 1);
+        let f = &self.foresight;
+        if f.steps == steps && f.revision >= self.timeline.epoch && f.until >= until {
+            return;
+        }
+        let net = &self.world().net.config;
+        if (net.latency_ms + net.jitter_ms) as f64 / speed < GLIDE_LEAST_MS {
+            return self.unforesee();
+        }
+        self.foresight = Foresight {
+            messages: Rc::new(self.world().foresee(until)),
+            steps,
+            revision: self.revision,
+            until,
+        };
+    }
+
+    /// Forgets what was foreseen: the run changed course, or is no longer played unwatched.
+    fn unforesee(&mut self) {
+        if self.foresight.until > 0 {
+            self.foresight = Foresight {
+                revision: self.revision,
+                ..Foresight::default()
+            };
+        }
     }
 
     /// How long (real ms) the frame loop can sleep before a frame would show anything new
-    /// while the run plays at `pace`: until the next event of the world or tick of the control
-    /// plane, the clock's next step, or the panels' next catch-up. In between the page has
-    /// nothing to draw (the message dots glide on the compositor), so it asks for no frames.
+    /// while the run plays at `pace`: until the next event of the world (played unwatched,
+    /// no sooner than `EVENTS_FOLLOW_MS` after the last drawing: the ring drew the messages
+    /// sent until then ahead) or tick of the control plane, the clock's next step, or the
+    /// panels' next catch-up. In between the page has nothing to draw (the message dots glide
+    /// on the compositor), so it asks for no frames.
     pub fn sleep_ms(&mut self, pace: Pace) -> f64 {
         self.slept_ms = self.quiet_ms(pace).clamp(0.0, MAX_SLEEP_MS);
         self.slept_ms
@@ -752,17 +843,19 @@ impl Lab {
             return 0.0;
         }
         let now = self.world().now();
-        let clock_step = shown_time(now, true) + CLOCK_STEP_MS;
         let next_event = self.world().next_event_time().unwrap_or(Millis::MAX);
-        let kube_tick = self
-            .session
-            .kube
-            .as_ref()
-            .map_or(Millis::MAX, |k| k.next_tick_ms());
-        let next = clock_step.min(next_event).min(kube_tick);
         // The faster of the two speeds slow motion switches between: waking early is harmless.
         let speed = pace.speed.max(pace.slow.unwrap_or(0.0));
-        let mut quiet = (next.saturating_sub(now) as f64 - self.carry_ms) / speed;
+        let until = |t: Millis| (t.saturating_sub(now) as f64 - self.carry_ms) / speed;
+        let mut event = until(next_event);
+        if !pace.watches() {
+            event = event.max(EVENTS_FOLLOW_MS - self.undrawn_ms);
+        }
+        if self.foresight.until > 0 {
+            // Past it, what the world sends would show late.
+            event = event.min(until(self.foresight.until));
+        }
+        let mut quiet = until(self.next_step(pace.speed).min(self.kube_tick())).min(event);
         if self.marker() != self.shown_at {
             quiet = quiet.min(PANELS_FOLLOW_MS - self.unshown_ms);
         }
@@ -770,10 +863,33 @@ impl Lab {
         quiet.floor() + 1.0
     }
 
+    /// When the clock shown at `speed` next moves.
+    fn next_step(&self, speed: f64) -> Millis {
+        shown_time(self.world().now(), true, speed) + clock_step(speed)
+    }
+
+    fn kube_tick(&self) -> Millis {
+        (self.session.kube.as_ref()).map_or(Millis::MAX, |k| k.next_tick_ms())
+    }
+
+    /// The latest the frame loop wakes (virtual time) after a frame that draws, playing
+    /// unwatched at `speed`: the clock's next step, the control plane's next tick, the
+    /// world's next event once it may show, or the longest sleep.
+    fn latest_wake(&self, speed: f64) -> Millis {
+        let now = self.world().now();
+        let after = |real_ms: f64| now.saturating_add((speed * real_ms).ceil() as Millis);
+        let event = (self.world().next_event_time())
+            .map_or(Millis::MAX, |t| t.max(after(EVENTS_FOLLOW_MS)));
+        (self.next_step(speed).min(self.kube_tick()))
+            .min(event)
+            .min(after(MAX_SLEEP_MS))
+    }
+
     /// A frame played in slices up to the next event, so that slow motion starts at the
     /// moment a campaign does and the frame ends at a new leader: a long frame (a loaded
     /// projector laptop) would otherwise play a whole election before the class sees it.
     fn watched_frame(&mut self, mut real_ms: f64, pace: Pace) {
+        self.unforesee();
         let leader = self.world().leader();
         let min_slice = (real_ms * pace.speed / MAX_SLICES_PER_FRAME)
             .ceil()
@@ -1418,45 +1534,49 @@ mod tests {
         );
     }
 
-    /// The frame loop sleeps as long as `sleep_ms` says: nothing would have shown before the
-    /// sleep ends (a frame just short of it is quiet), and waking at its end shows something.
+    /// The frame loop sleeps as long as `sleep_ms` says, about ten times a second at the
+    /// default speed (the clock's steps, the events' wait to show); waking at its end shows
+    /// something; and every message the world sent while the page slept had been foreseen
+    /// exactly, so that the ring drew it gliding from the moment it was sent.
     #[test]
-    fn the_frame_loop_sleeps_until_the_run_would_show_something_new() {
+    fn the_frame_loop_sleeps_while_the_ring_draws_what_was_foreseen() {
         let mut lab = lab();
         lab.apply(Msg::Command("wait leader".into()));
         let pace = Pace::steady(0.2);
         lab.apply(Msg::Frame { real_ms: 1.0, pace });
-        let (mut wakes, mut shown, mut slept) = (0, 0, 0.0);
+        let (mut wakes, mut shown, mut slept, mut sent) = (0, 0, 0.0, 0);
         while slept < 10_000.0 {
             let sleep = lab.sleep_ms(pace);
-            // The sleep is up to 1 ms longer than the quiet (see `quiet_ms`).
-            let early = (sleep - 1.5).max(0.0);
-            let action = lab.apply(Msg::Frame {
-                real_ms: early,
-                pace,
-            });
-            assert_eq!(
-                action,
-                Action::Quiet,
-                "{sleep} ms slept at {}",
-                lab.world().now()
-            );
-            wakes += 1;
+            let (_, foreseen) = lab.foreseen();
+            let cursor = lab.world().wire_seq();
             if lab.apply(Msg::Frame {
-                real_ms: sleep - early,
+                real_ms: sleep,
                 pace,
             }) != Action::Quiet
             {
                 shown += 1;
             }
+            for w in lab.world().wire_since(cursor).filter(|w| w.lost.is_none()) {
+                assert!(
+                    foreseen.contains(&w.message),
+                    "#{} sent at {} unforeseen",
+                    w.message.id,
+                    w.message.sent_ms
+                );
+                sent += 1;
+            }
+            wakes += 1;
             slept += sleep;
         }
-        // The clock's steps alone are 20 a second of real time at 0.2×.
-        assert!(wakes >= 200, "{wakes} wakes in 10 s");
+        assert!((90..=120).contains(&wakes), "{wakes} wakes in 10 s");
+        assert!(sent >= 50, "{sent} messages sent");
         assert!(
             shown * 10 >= wakes * 9,
             "{shown} of {wakes} wakes showed something"
         );
+        assert!(lab.foresight.until > lab.world().now());
+        lab.apply(Msg::Command("etcdctl put k v".into()));
+        assert_eq!(lab.foresight.until, 0, "a command changes the run's course");
     }
 
     /// A sleep is no stall: the frame after it plays all of it; a frame longer than the sleep
@@ -1500,18 +1620,23 @@ mod tests {
         frame(&mut lab); // the first frame starts the timeline at this speed
         let (mut quiet, mut drawn) = (0, 0);
         for _ in 0..1_000 {
-            let (steps, clock) = (lab.world().steps(), shown_time(lab.world().now(), true));
+            let speed = lab.timeline().speed;
+            let (steps, clock) = (
+                lab.world().steps(),
+                shown_time(lab.world().now(), true, speed),
+            );
             match frame(&mut lab) {
                 Action::Quiet => {
                     quiet += 1;
                     assert_eq!(lab.world().steps(), steps, "an event is drawn");
-                    assert_eq!(shown_time(lab.world().now(), true), clock, "the clock too");
+                    let now = lab.world().now();
+                    assert_eq!(shown_time(now, true, speed), clock, "the clock too");
                 }
                 Action::Refresh => drawn += 1,
                 other => panic!("{other:?}"),
             }
         }
-        assert!(quiet > 500 && drawn >= 100, "{quiet} quiet, {drawn} drawn");
+        assert!(quiet > 500 && drawn >= 50, "{quiet} quiet, {drawn} drawn");
         let epoch = lab.timeline().epoch;
         lab.apply(Msg::Frame {
             real_ms: 1.0,

@@ -31,8 +31,10 @@ pub fn clock(world: &World, view: &View, d: &Dispatch, fast_forward: Html) -> Ht
 #[component]
 fn SimTime() -> Html {
     let now = use_context::<Clock>().map_or(0, |c| c.0);
-    let playing = use_context::<Page>().is_some_and(|p| p.view.playing);
-    let now = shown_time(now, playing);
+    let page = use_context::<Page>();
+    let playing = page.as_ref().is_some_and(|p| p.view.playing);
+    let speed = page.map_or(1.0, |p| p.lab.borrow().timeline().speed);
+    let now = shown_time(now, playing, speed);
     html! {
         <span class="value" data-sim-time={now.to_string()}>{ format!("{:.2} s", now as f64 / 1000.0) }</span>
     }

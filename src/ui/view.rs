@@ -210,15 +210,33 @@ impl View {
     }
 }
 
-/// What the clock prints moves in steps of this (virtual ms): while the run plays, the clock
-/// and the time slider change only as often, not in every frame (each change costs the page a
-/// style, a layout and a paint of its own). Paused, they show the exact time.
+/// What the clock prints moves in steps of at least this (virtual ms).
 pub const CLOCK_STEP_MS: u64 = 10;
+/// While the run plays, the clock and the time slider move at most this often (real ms), not
+/// in every frame: each change costs the page a frame of its own (a style, a layout, a paint
+/// and a commit: about 2 ms in headless Chromium even for one text). Paused, they show the
+/// exact time.
+const CLOCK_REAL_MS: f64 = 100.0;
 
-/// `now` as the clock and the time slider show it.
-pub fn shown_time(now: u64, playing: bool) -> u64 {
+/// The clock's step while the run plays at `speed`: the finest of 10, 20, 50, 100, 200... ms
+/// of virtual time that lasts `CLOCK_REAL_MS` of real time.
+pub fn clock_step(speed: f64) -> u64 {
+    let least = speed * CLOCK_REAL_MS;
+    let mut decade = CLOCK_STEP_MS;
+    loop {
+        for step in [decade, decade * 2, decade * 5] {
+            if step as f64 >= least || step >= 1_000_000_000 {
+                return step;
+            }
+        }
+        decade *= 10;
+    }
+}
+
+/// `now` as the clock and the time slider show it, the run playing at `speed` or not.
+pub fn shown_time(now: u64, playing: bool, speed: f64) -> u64 {
     if playing {
-        now - now % CLOCK_STEP_MS
+        now - now % clock_step(speed)
     } else {
         now
     }
@@ -385,6 +403,19 @@ pub fn last_election_start(world: &World) -> Option<Millis> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_clock_moves_in_round_steps_at_most_ten_times_a_second() {
+        for (speed, step) in [(0.01, 10), (0.1, 10), (0.2, 20), (0.5, 50), (1.0, 100)] {
+            assert_eq!(super::clock_step(speed), step, "at {speed}x");
+        }
+        for (speed, step) in [(3.0, 500), (10.0, 1_000), (100.0, 10_000)] {
+            assert_eq!(super::clock_step(speed), step, "at {speed}x");
+        }
+        assert_eq!(super::clock_step(f64::NAN), 1_000_000_000);
+        assert_eq!(super::shown_time(1_234, true, 0.2), 1_220);
+        assert_eq!(super::shown_time(1_234, false, 0.2), 1_234);
+    }
+
     use super::*;
 
     #[test]
