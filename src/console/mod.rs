@@ -103,8 +103,13 @@ pub const WAIT_LIMIT_MS: Millis = 2 * 3_600_000;
 /// The error for a wait past [`WAIT_LIMIT_MS`] (`wait 5h`, `timeout 99999 etcdctl watch`,
 /// `--command-timeout=1000000h`): it would hold the page for as long as it runs.
 fn longer_than_the_longest_wait(what: &str) -> String {
+    too_long_to_wait(what, "wait again to go on")
+}
+
+/// [`longer_than_the_longest_wait`] where waiting again is not the way on: `remedy` is.
+fn too_long_to_wait(what: &str, remedy: &str) -> String {
     format!(
-        "{what}: longer than the longest wait, {}h (wait again to go on)",
+        "{what}: longer than the longest wait, {}h ({remedy})",
         WAIT_LIMIT_MS / 3_600_000
     )
 }

@@ -821,6 +821,50 @@ fn a_command_timeout_longer_than_the_longest_wait_is_refused_not_run() {
 }
 
 #[test]
+fn endpoints_that_could_outlast_the_longest_wait_are_refused_before_the_first_dial() {
+    // Found by `raftlab fuzz --target script --seed 1` (input 232130): `endpoint status` on
+    // ~400,000 endpoints, most unreachable, waited 5 s on each: 23 virtual days.
+    let mut s = session();
+    s.execute("wait leader", None);
+    let before = s.world.now();
+    let many = vec!["m3m1"; 1_441].join(",");
+    for verb in [
+        "endpoint status -w table",
+        "endpoint health",
+        "endpoint hashkv",
+        "defrag",
+    ] {
+        let out = s.execute(&format!("etcdctl --endpoints={many} {verb}"), None);
+        assert_eq!(out.code, 1, "{verb}");
+        assert_eq!(
+            out.stderr,
+            "Error: 1441 endpoints, each up to --command-timeout=5s: longer than the longest \
+             wait, 2h (name fewer endpoints or a shorter --command-timeout)\n",
+            "{verb}"
+        );
+        assert_eq!(s.world.now(), before, "{verb}: nothing ran");
+    }
+    let out = s.execute(
+        "etcdctl --command-timeout=1h --endpoints=m1:2379,a,b endpoint health",
+        None,
+    );
+    assert!(
+        out.stderr
+            .contains("3 endpoints, each up to --command-timeout=1h"),
+        "{out:?}"
+    );
+    assert_eq!(s.world.now(), before, "nothing ran");
+    // Two unreachable endpoints are dialled, each waited out.
+    let out = s.execute("etcdctl --endpoints=m3m1,m1:2379 endpoint status", None);
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.starts_with("m1:2379, "), "{out:?}");
+    assert!(out
+        .stderr
+        .contains("Failed to get the status of endpoint m3m1"));
+    assert_eq!(s.world.now(), before + 5_000, "one timeout waited");
+}
+
+#[test]
 fn one_word_with_a_space_in_it_is_an_unknown_command() {
     // Found by `raftlab fuzz --target etcdctl --seed 1` (input 121533): `endpoint\ health`
     // matched `endpoint health` by its text and then panicked on its missing second word.

@@ -10,7 +10,9 @@ use super::{
     EXIT_INTERRUPTED,
 };
 use crate::base::time::rfc3339_millis;
+use crate::base::{format_duration, Millis};
 use crate::console::shell::fs;
+use crate::console::{too_long_to_wait, WAIT_LIMIT_MS};
 use crate::etcd::MemberEntry;
 
 pub fn compaction(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
@@ -40,18 +42,33 @@ fn member_info(m: &MemberEntry) -> MemberInfo {
 }
 
 /// `endpointsFromCluster`: the `--endpoints`, or with `--cluster` every member's client URLs.
+/// Each may wait out the command timeout: a list that could outlast the longest wait is
+/// refused before the first dial, as it would hold the page for as long as it ran.
 fn endpoints(ctx: &mut Ctx, p: &Parsed) -> Result<Vec<String>, Exit> {
-    if !p.bool("cluster") {
-        return Ok(ctx.endpoints.clone());
+    let eps = if p.bool("cluster") {
+        let reply = ctx
+            .call(|w, ep, t| w.member_list(ep, t))
+            .map_err(|e| ctx.fail(EXIT_ERROR, &e, |s| s))?;
+        let urls = reply
+            .body
+            .iter()
+            .flat_map(|m| m.client_urls.iter().cloned());
+        urls.collect()
+    } else {
+        ctx.endpoints.clone()
+    };
+    let timeout = ctx.command_timeout_ms;
+    if (eps.len() as Millis).saturating_mul(timeout) > WAIT_LIMIT_MS {
+        let flag = p.str("command-timeout");
+        let flag = flag.map_or_else(|| format_duration(timeout), str::to_string);
+        let what = format!(
+            "{} endpoints, each up to --command-timeout={flag}",
+            eps.len()
+        );
+        let remedy = "name fewer endpoints or a shorter --command-timeout";
+        return Err(Exit::new(EXIT_ERROR, too_long_to_wait(&what, remedy)));
     }
-    let reply = ctx
-        .call(|w, ep, t| w.member_list(ep, t))
-        .map_err(|e| ctx.fail(EXIT_ERROR, &e, |s| s))?;
-    Ok(reply
-        .body
-        .iter()
-        .flat_map(|m| m.client_urls.iter().cloned())
-        .collect())
+    Ok(eps)
 }
 
 pub fn endpoint_status(ctx: &mut Ctx, p: &Parsed) -> CmdResult {
