@@ -436,7 +436,7 @@ const WATCH_FORESEEN: &str = "const [ms] = arguments;
     return new Promise(done => {
         const look = () => {
             const s = getComputedStyle(e);
-            if (Number(s.opacity) === 0) unseen = true;
+            if (Number(s.opacity) < 0.01) unseen = true;
             else if (writes === 0 && e.isConnected) {
                 first = first ?? s.transform;
                 if (s.transform !== first) seenUnwritten += 1;
@@ -449,7 +449,9 @@ const WATCH_FORESEEN: &str = "const [ms] = arguments;
 
 /// The page draws at most about ten times a second while the run plays, and the messages
 /// sent in between are drawn ahead (`Lab::foreseen`): each waits unseen, then glides from
-/// its sender the moment it is sent, with nothing written to it by the page meanwhile.
+/// its sender the moment it is sent, with nothing written to it by the page meanwhile. New
+/// dots come in bunches (each drawing that starts animations costs Chromium a frame more),
+/// and no dot is put back among the others (which would start its glide again).
 #[test]
 fn messages_sent_between_drawings_are_drawn_ahead() {
     story(
@@ -463,6 +465,17 @@ fn messages_sent_between_drawings_are_drawn_ahead() {
             let asked = asked.as_u64().ok_or(format!("frame requests: {asked}"))?;
             println!("{asked} frames asked for in 2 s at the default speed");
             assert!(asked <= 40, "{asked} frames asked for in 2 s");
+            let inserts = page.execute(COUNT_DOT_INSERTS, vec![json!(3000)]).await?;
+            println!("dots drawn in 3 s: {inserts}");
+            assert!(
+                inserts["dots"].as_u64().is_some_and(|n| n >= 10),
+                "{inserts}"
+            );
+            assert!(
+                inserts["drawings"].as_u64().is_some_and(|n| n <= 8),
+                "{inserts}"
+            );
+            assert_eq!(inserts["again"], json!(0), "{inserts}");
             let watched = wait_for("a foreseen dot seen gliding", async || {
                 page.wait_exists("[data-message][data-foreseen]").await?;
                 let seen = page.execute(WATCH_FORESEEN, vec![json!(400)]).await?;
@@ -476,6 +489,24 @@ fn messages_sent_between_drawings_are_drawn_ahead() {
         },
     );
 }
+
+/// Over `ms` of real time: the message dots the ring drew, in how many drawings, and how
+/// many of them it drew again (a dot moved among the others is taken out and put back).
+const COUNT_DOT_INSERTS: &str = "const [ms] = arguments;
+    const seen = new Set([...document.querySelectorAll('[data-message]')].map(e => e.dataset.message));
+    let dots = 0, drawings = 0, again = 0;
+    const o = new MutationObserver(records => {
+        let drew = false;
+        for (const r of records) for (const n of r.addedNodes) {
+            const id = n.dataset && n.dataset.message;
+            if (!id) continue;
+            drew = true;
+            if (seen.has(id)) again += 1; else { seen.add(id); dots += 1; }
+        }
+        if (drew) drawings += 1;
+    });
+    o.observe(document.querySelector('svg.cluster .messages'), { childList: true });
+    return new Promise(done => setTimeout(() => { o.disconnect(); done({ dots, drawings, again }); }, ms));";
 
 /// Counts the page's requests for an animation frame over `ms` of real time (the page's
 /// wasm calls `window.requestAnimationFrame` by name, so wrapping it counts them).

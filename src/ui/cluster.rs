@@ -236,10 +236,20 @@ pub fn picture(world: &World, ahead: &[InFlight]) -> RingPicture {
         })
         .collect();
     let labels = ring::edge_labels(&wires);
+    // What was foreseen stays foreseen while the world follows it: some of it now flies,
+    // some already landed.
+    let mut sent: Vec<u64> = flying.iter().map(|m| m.id).collect();
+    sent.sort_unstable();
+    let now = world.now();
+    let ahead = (ahead.iter()).filter(|m| m.arrive_ms > now && sent.binary_search(&m.id).is_err());
+    // In the order they were sent, which never changes as they go: a dot the ring moved
+    // among its siblings would start its glide again.
+    let mut dots: Vec<Dot> = (flying.iter().chain(ahead))
+        .filter_map(|m| dot(m, &ids, radius))
+        .collect();
+    dots.sort_unstable_by_key(|d| d.id);
     RingPicture {
-        dots: (flying.iter().chain(ahead))
-            .filter_map(|m| dot(m, &ids, radius))
-            .collect(),
+        dots,
         labels,
         client_write: (world.leader()).map(|l| ring::client_write(l, world.revision_of(l))),
         partition: world.partition_view(),
@@ -297,7 +307,8 @@ pub fn LiveRing() -> Html {
     );
     let picture = match &*taken.borrow() {
         Some((when, picture)) if *when == at => picture.clone(),
-        _ if playing => Rc::new(picture(lab.world(), &ahead)),
+        // With no motion to bring them in, messages not yet sent would show early.
+        _ if playing && !dom::reduced_motion() => Rc::new(picture(lab.world(), &ahead)),
         _ => Rc::new(picture(lab.world(), &[])),
     };
     *taken.borrow_mut() = Some((at, picture.clone()));
@@ -692,13 +703,16 @@ fn MessageDot(props: &MessageDotProps) -> Html {
     };
     let class = classes!(message_class(d.kind), props.selected.then_some("selected"));
     let sent = props.sent();
+    // Not a style of the gliding <g> itself: in Chromium a change of its style once it is
+    // sent restarts its animations on the compositor, which costs the page a frame.
+    let pointer = (!sent).then_some("none");
     html! {
         <g class={class} style={(*style).clone()} data-message={id.to_string()} data-kind={d.kind}
            data-foreseen={(!sent).then_some("")} onclick={onclick}
            tabindex={if sent { "0" } else { "-1" }} role="button" {onkeydown}>
             <title>{ (*title).clone() }</title>
-            <circle class="hit" r="16" />
-            <circle class="dot" r="7" />
+            <circle class="hit" r="16" pointer-events={pointer} />
+            <circle class="dot" r="7" pointer-events={pointer} />
         </g>
     }
 }

@@ -21,6 +21,18 @@ pub fn now_ms() -> f64 {
         .map_or(0.0, |p| p.now())
 }
 
+/// Whether the user asked the browser for less motion (the page's CSS then stops every
+/// animation).
+pub fn reduced_motion() -> bool {
+    // One query, read as often as the ring draws: a new one at each drawing cost Chromium
+    // a frame of its own after it.
+    thread_local! {
+        static QUERY: Option<web_sys::MediaQueryList> = web_sys::window()
+            .and_then(|w| w.match_media("(prefers-reduced-motion: reduce)").ok()?);
+    }
+    QUERY.with(|q| q.as_ref().is_some_and(web_sys::MediaQueryList::matches))
+}
+
 fn local() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
 }

@@ -40,6 +40,10 @@ const EVENTS_FOLLOW_MS: f64 = 100.0;
 /// The ring draws the messages to come until the frame loop's latest wake and this much
 /// (real ms at the speed played) after: a frame or two late.
 const FORESIGHT_MARGIN_MS: f64 = 50.0;
+/// When it foresees again, it foresees this far (real ms at the speed played), so that new
+/// dots come in bunches: each drawing that starts an animation costs the page a second frame
+/// of Chromium's, in which the compositor tells the page that the animation started.
+const FORESIGHT_AHEAD_MS: f64 = 1_000.0;
 /// At most this far ahead (virtual ms): on a slow network at a high speed the world would
 /// otherwise run seconds ahead at every drawing.
 const FORESIGHT_MOST_MS: Millis = 2_000;
@@ -321,14 +325,14 @@ pub struct Timeline {
     pub speed: f64,
 }
 
-/// What the world will send, foreseen at its `steps`, the lab's `revision`, up to `until`
-/// (0: nothing foreseen).
+/// What the world will send, foreseen at the lab's `revision`, up to `until` (0: nothing
+/// foreseen), if the control plane's next `tick` does not change its course.
 #[derive(Clone, Debug, Default)]
 struct Foresight {
     messages: Rc<Vec<InFlight>>,
-    steps: u64,
     revision: u64,
     until: Millis,
+    tick: Millis,
 }
 
 /// Where the run is, as far as a panel can tell: what changes it is an event of the world or
@@ -793,27 +797,33 @@ impl Lab {
         (self.foresight.revision, self.foresight.messages.clone())
     }
 
-    /// Foresees again once the world has moved on (or the timeline changed) since the last
-    /// time it did, or the time foreseen would not last until the page next wakes.
+    /// Foresees again once the timeline changed since the last time it did, the control
+    /// plane ticked, or the time foreseen would not last until the page next wakes. The
+    /// world follows what was foreseen of it until something from outside changes its
+    /// course: a command drops the foresight; the control plane's ticks end it.
     fn foresee(&mut self, speed: f64) {
-        let (steps, now) = (self.world().steps(), self.world().now());
+        let now = self.world().now();
+        let most = now + FORESIGHT_MOST_MS;
+        let after = |real_ms: f64| now.saturating_add((speed * real_ms).ceil() as Millis);
         let margin = (speed * FORESIGHT_MARGIN_MS).ceil() as Millis;
-        let until = (self.latest_wake(speed).saturating_add(margin))
-            .min(now + FORESIGHT_MOST_MS)
+        let needed = (self.latest_wake(speed).saturating_add(margin))
+            .min(most)
             .max(now + 1);
         let f = &self.foresight;
-        if f.steps == steps && f.revision >= self.timeline.epoch && f.until >= until {
+        if f.revision >= self.timeline.epoch && f.until >= needed && now < f.tick {
             return;
         }
         let net = &self.world().net.config;
         if (net.latency_ms + net.jitter_ms) as f64 / speed < GLIDE_LEAST_MS {
             return self.unforesee();
         }
+        let tick = self.kube_tick();
+        let until = (after(FORESIGHT_AHEAD_MS).min(tick)).max(needed).min(most);
         self.foresight = Foresight {
             messages: Rc::new(self.world().foresee(until)),
-            steps,
             revision: self.revision,
             until,
+            tick,
         };
     }
 
@@ -859,8 +869,9 @@ impl Lab {
         if self.marker() != self.shown_at {
             quiet = quiet.min(PANELS_FOLLOW_MS - self.unshown_ms);
         }
-        // Up to a millisecond late, so that rounding never wakes the loop a hair too early.
-        quiet.floor() + 1.0
+        // Up to a millisecond late, so that rounding never wakes the loop a hair too early
+        // (nor at once for what is due now: the frame after that plays no time yet).
+        quiet.max(0.0).floor() + 1.0
     }
 
     /// When the clock shown at `speed` next moves.
@@ -1536,18 +1547,22 @@ mod tests {
 
     /// The frame loop sleeps as long as `sleep_ms` says, about ten times a second at the
     /// default speed (the clock's steps, the events' wait to show); waking at its end shows
-    /// something; and every message the world sent while the page slept had been foreseen
-    /// exactly, so that the ring drew it gliding from the moment it was sent.
+    /// something; every message the world sent while the page slept had been foreseen
+    /// exactly, so that the ring drew it gliding from the moment it was sent; and the world
+    /// is foreseen about a second ahead at a time, so new dots come in bunches.
     #[test]
     fn the_frame_loop_sleeps_while_the_ring_draws_what_was_foreseen() {
         let mut lab = lab();
         lab.apply(Msg::Command("wait leader".into()));
         let pace = Pace::steady(0.2);
         lab.apply(Msg::Frame { real_ms: 1.0, pace });
-        let (mut wakes, mut shown, mut slept, mut sent) = (0, 0, 0.0, 0);
+        let (mut wakes, mut shown, mut slept, mut sent, mut foresights) = (0, 0, 0.0, 0, 0);
+        let mut before = lab.foreseen().1;
         while slept < 10_000.0 {
             let sleep = lab.sleep_ms(pace);
             let (_, foreseen) = lab.foreseen();
+            foresights += usize::from(!Rc::ptr_eq(&before, &foreseen));
+            before = foreseen.clone();
             let cursor = lab.world().wire_seq();
             if lab.apply(Msg::Frame {
                 real_ms: sleep,
@@ -1574,9 +1589,54 @@ mod tests {
             shown * 10 >= wakes * 9,
             "{shown} of {wakes} wakes showed something"
         );
+        // Foreseen about a second ahead at a time: new dots come in bunches.
+        assert!((8..=15).contains(&foresights), "{foresights} foresights");
         assert!(lab.foresight.until > lab.world().now());
         lab.apply(Msg::Command("etcdctl put k v".into()));
         assert_eq!(lab.foresight.until, 0, "a command changes the run's course");
+    }
+
+    /// With the control plane up, what it writes at its ticks changes the world's course:
+    /// the foresight ends at each tick, and every message sent while the page slept was
+    /// foreseen, but those sent from a tick on (the page wakes at each tick; a busy tick
+    /// waits for its requests' answers, and what it sends meanwhile shows after it).
+    #[test]
+    fn the_control_plane_ticks_end_what_was_foreseen() {
+        let mut lab = lab();
+        lab.apply(Msg::Command("wait leader".into()));
+        lab.apply(Msg::Command("kube up".into()));
+        let pace = Pace::steady(0.2);
+        // The control plane's ticks catch up with the time `kube up` took.
+        lab.apply(Msg::Frame {
+            real_ms: 50.0,
+            pace,
+        });
+        let (mut slept, mut sent, mut ticks) = (0.0, 0, 0);
+        while slept < 20_000.0 {
+            let sleep = lab.sleep_ms(pace);
+            let (_, foreseen) = lab.foreseen();
+            let (cursor, tick) = (lab.world().wire_seq(), lab.kube_tick());
+            lab.apply(Msg::Frame {
+                real_ms: sleep,
+                pace,
+            });
+            let now = lab.world().now();
+            ticks += usize::from(now > tick);
+            for w in lab.world().wire_since(cursor).filter(|w| w.lost.is_none()) {
+                let m = &w.message;
+                assert!(
+                    (now >= tick && m.sent_ms >= tick) || foreseen.contains(m),
+                    "#{} sent at {} unforeseen (woke at {now}, tick {tick})",
+                    m.id,
+                    m.sent_ms
+                );
+                sent += 1;
+            }
+            assert!(lab.foresight.until == 0 || lab.foresight.tick >= now);
+            slept += sleep;
+        }
+        assert!(ticks >= 5, "{ticks} ticks");
+        assert!(sent >= 50, "{sent} messages sent");
     }
 
     /// A sleep is no stall: the frame after it plays all of it; a frame longer than the sleep
