@@ -24,8 +24,7 @@ pub fn now_ms() -> f64 {
 /// Whether the user asked the browser for less motion (the page's CSS then stops every
 /// animation).
 pub fn reduced_motion() -> bool {
-    // One query, read as often as the ring draws: a new one at each drawing cost Chromium
-    // a frame of its own after it.
+    // Made once, read at each drawing of the ring.
     thread_local! {
         static QUERY: Option<web_sys::MediaQueryList> = web_sys::window()
             .and_then(|w| w.match_media("(prefers-reduced-motion: reduce)").ok()?);
