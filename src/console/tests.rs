@@ -1058,3 +1058,34 @@ fn an_interactive_watch_runs_in_slices_and_its_timeout_bounds_every_line() {
     );
     assert_eq!(out.code, 124);
 }
+
+/// Figure 8 with `commit-old-terms` on: m2 committed and applied 13@2, which the next leader
+/// m5 overwrites. Told by m2's stale-append answer that it matched, m5 used to probe m2 for
+/// ever, a new probe chain per heartbeat, until memory ran out (fuzz script input 322589, a
+/// `wait` of six minutes). m2 now takes m5's entries and the traffic stays flat.
+#[test]
+fn a_follower_whose_committed_entry_a_broken_leader_contradicts_catches_up() {
+    let text = include_str!("../../tests/testdata/run/figure8-on.script");
+    let mut config = ClusterConfig::new(5, 8);
+    config.pre_vote = false;
+    config.check_quorum = false;
+    config.max_entries_per_msg = Some(1);
+    config.teach("commit-old-terms").unwrap();
+    let mut s = Session::new(config);
+    let (story, _) = text.split_once("\nstatus\n# m2 applied").unwrap();
+    run_script(&mut s, story, false);
+    let mut lines_per_ten_seconds = Vec::new();
+    for _ in 0..3 {
+        let before = s.world.trace_len();
+        run_script(&mut s, "wait 10s", false);
+        lines_per_ten_seconds.push(s.world.trace_len() - before);
+    }
+    let status = s.world.status();
+    let last = |name: &str| {
+        let m = status.members.iter().find(|m| m.name.to_string() == name);
+        m.map(|m| (m.last_index, m.last_term)).unwrap()
+    };
+    assert_eq!(last("m2"), last("m5"), "{status:?}");
+    let (first, third) = (lines_per_ten_seconds[0], lines_per_ten_seconds[2]);
+    assert!(third <= first + first / 10, "{lines_per_ten_seconds:?}");
+}

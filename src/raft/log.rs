@@ -285,6 +285,14 @@ impl RaftLog {
             .map(|e| e.index)
     }
 
+    /// Whether an entry of `new` differs in term from the one we hold at its index at or below
+    /// the commit index: impossible in correct Raft, possible under a teaching switch.
+    pub fn contradicts_committed(&self, new: &[Entry]) -> bool {
+        new.iter()
+            .take_while(|e| e.index <= self.committed)
+            .any(|e| self.term(e.index).is_some_and(|t| t != e.term))
+    }
+
     /// The largest index ≤ `index` whose term is ≤ `term` (fast backtracking, etcd's
     /// `findConflictByTerm`): the leader can skip a whole term of conflicting entries.
     pub fn find_conflict_by_term(&self, index: Index, term: Term) -> Index {

@@ -30,7 +30,11 @@ impl Raft {
             heartbeat,
             read_ctx,
         };
-        if prev_index < self.log.committed {
+        // A stale append gets our commit index, as in etcd; but one that contradicts what we
+        // committed (a teaching switch broke Raft) overwrites it as any conflict does: told we
+        // match, the leader would probe us forever, a new probe per heartbeat (fuzz script
+        // input 322589).
+        if prev_index < self.log.committed && !self.log.contradicts_committed(&entries) {
             let body = reply(self.log.committed, false, 0, 0);
             self.send(Message {
                 from: self.id,
