@@ -2,7 +2,8 @@
 //! it. Input `i` of a run is made from the seed and `i` alone, so any input can be made again
 //! (`--from I --iterations 1`). A panic is caught, shrunk to the smallest input that still
 //! panics at the same place, and reported with its target, seed and iteration; an input that
-//! runs longer than `--timeout` seconds is reported as a hang. Either makes the exit code 1.
+//! runs longer than `--timeout` seconds is reported as a hang, one that grows the process past
+//! 4 GiB as too big for the page. Each makes the exit code 1.
 //! Inputs are shared out among `--jobs` workers, each with its own session; the inputs run
 //! and what panics do not depend on how many. The workers run in a child process, so that an
 //! input that kills a process is named too ([`supervise`]).
@@ -15,6 +16,7 @@ mod targets;
 
 use crate::base::Rng;
 use corpus::Corpus;
+use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,8 +33,9 @@ pub const USAGE: &str = "usage: raftlab fuzz [--target NAME|all] [--iterations N
 Feeds N inputs (default 10000) to each target, made by changing real inputs from the
 transcripts under --corpus (default tests/testdata); input I depends only on the seed and I.
 J workers (default: one per CPU) share the inputs out; --jobs 1 reports in input order.
-Exit code 1 if any input panicked, ran longer than --timeout seconds (default 60) or
-killed the process (a stack overflow aborts it: the workers run in a child process).";
+Exit code 1 if any input panicked, ran longer than --timeout seconds (default 60), grew
+the process past 4 GiB (more than the page's wasm can hold) or killed the process (a stack
+overflow aborts it: the workers run in a child process).";
 
 struct Args {
     targets: Vec<&'static Target>,
@@ -353,12 +356,60 @@ fn spawn_workers(
         .collect()
 }
 
-/// Waits for the workers; exits the process with a report if one input runs too long.
+/// Past this resident size an input could not run in the page either (wasm32 addresses at
+/// most 4 GiB): the harness names it there rather than be killed by the kernel, unnamed.
+const MEMORY_LIMIT_KIB: u64 = 4 << 20;
+
+/// This process's resident size in KiB, from Linux's `/proc`; None where that cannot be read.
+fn resident_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The report of a process grown to `kib` while its workers were on `inputs`.
+fn memory_report(job: &Job, inputs: &[u64], kib: u64) -> String {
+    let mut report = format!(
+        "fuzz {}: MEMORY: the process grew to {} MiB, past {} MiB, on {} (seed {})\n",
+        job.target.name,
+        kib >> 10,
+        MEMORY_LIMIT_KIB >> 10,
+        inputs
+            .iter()
+            .map(|i| format!("input {i}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        job.seed
+    );
+    for &i in inputs {
+        let again = format!(
+            "--target {} --seed {} --from {i} --iterations 1",
+            job.target.name, job.seed
+        );
+        let _ = writeln!(
+            report,
+            "  input {i}: {}\n  again: raftlab fuzz {again}",
+            shown(&job.input(i))
+        );
+    }
+    report
+}
+
+/// Waits for the workers; exits the process with a report if one input runs too long or the
+/// process grows past [`MEMORY_LIMIT_KIB`].
 #[allow(clippy::disallowed_methods)]
 fn watch(job: &Job, workers: &[Worker], timeout: Duration) {
     let mut last: Vec<(u64, Instant)> = workers.iter().map(|_| (0, Instant::now())).collect();
     while workers.iter().any(|w| !w.handle.is_finished()) {
         std::thread::sleep(Duration::from_millis(50));
+        if let Some(kib) = resident_kib().filter(|kib| *kib > MEMORY_LIMIT_KIB) {
+            let running = workers.iter().filter(|w| !w.handle.is_finished());
+            let inputs: Vec<u64> = (running.map(|w| w.progress.current.load(Ordering::Relaxed)))
+                .filter_map(|now| now.checked_sub(1))
+                .collect();
+            eprint!("{}", memory_report(job, &inputs, kib));
+            std::process::exit(1);
+        }
         for (worker, (seen, since)) in workers.iter().zip(&mut last) {
             let now = worker.progress.current.load(Ordering::Relaxed);
             if now != *seen {
@@ -595,5 +646,27 @@ mod tests {
         let (list, _, code) = main(&["--list".into()]);
         assert_eq!(code, 0);
         assert_eq!(list.lines().count(), TARGETS.len());
+    }
+
+    #[test]
+    fn an_input_that_grows_the_process_too_big_is_named_with_how_to_run_it_again() {
+        let corpus = Corpus::default();
+        let job = Job::new(&BUGGY, &corpus, 4);
+        let report = memory_report(&job, &[7, 12], 5 << 20);
+        let mut lines = report.lines();
+        assert_eq!(
+            lines.next(),
+            Some("fuzz buggy: MEMORY: the process grew to 5120 MiB, past 4096 MiB, on input 7, input 12 (seed 4)")
+        );
+        assert!(
+            lines.next().unwrap().starts_with("  input 7: \""),
+            "{report}"
+        );
+        assert_eq!(
+            lines.next(),
+            Some("  again: raftlab fuzz --target buggy --seed 4 --from 7 --iterations 1")
+        );
+        assert_eq!(lines.count(), 2, "{report}");
+        assert!(resident_kib().is_some_and(|kib| kib > 0 && kib < MEMORY_LIMIT_KIB));
     }
 }
