@@ -347,6 +347,11 @@ struct Marker {
 /// a `wait 600s` goes on in [`Msg::Continue`] slices.
 pub const FIRST_SLICE_MS: Millis = 10_000;
 
+/// The virtual milliseconds that `real_ms` of real time play at `speed`, rounded up.
+fn virtual_ms(speed: f64, real_ms: f64) -> Millis {
+    (speed * real_ms).ceil() as Millis
+}
+
 /// The page's real clock in ms (`performance.now()`); natively none, so that a slice there
 /// ends by virtual time alone.
 fn real_ms() -> f64 {
@@ -804,8 +809,7 @@ impl Lab {
     fn foresee(&mut self, speed: f64) {
         let now = self.world().now();
         let most = now + FORESIGHT_MOST_MS;
-        let after = |real_ms: f64| now.saturating_add((speed * real_ms).ceil() as Millis);
-        let margin = (speed * FORESIGHT_MARGIN_MS).ceil() as Millis;
+        let margin = virtual_ms(speed, FORESIGHT_MARGIN_MS);
         let needed = (self.latest_wake(speed).saturating_add(margin))
             .min(most)
             .max(now + 1);
@@ -818,7 +822,8 @@ impl Lab {
             return self.unforesee();
         }
         let tick = self.kube_tick();
-        let until = (after(FORESIGHT_AHEAD_MS).min(tick)).max(needed).min(most);
+        let ahead = now.saturating_add(virtual_ms(speed, FORESIGHT_AHEAD_MS));
+        let until = (ahead.min(tick)).max(needed).min(most);
         self.foresight = Foresight {
             messages: Rc::new(self.world().foresee(until)),
             revision: self.revision,
@@ -888,7 +893,7 @@ impl Lab {
     /// world's next event once it may show, or the longest sleep.
     fn latest_wake(&self, speed: f64) -> Millis {
         let now = self.world().now();
-        let after = |real_ms: f64| now.saturating_add((speed * real_ms).ceil() as Millis);
+        let after = |real_ms: f64| now.saturating_add(virtual_ms(speed, real_ms));
         let event = (self.world().next_event_time())
             .map_or(Millis::MAX, |t| t.max(after(EVENTS_FOLLOW_MS)));
         (self.next_step(speed).min(self.kube_tick()))
