@@ -1062,7 +1062,7 @@ fn an_interactive_watch_runs_in_slices_and_its_timeout_bounds_every_line() {
 /// Figure 8 with `commit-old-terms` on: m2 committed and applied 13@2, which the next leader
 /// m5 overwrites. Told by m2's stale-append answer that it matched, m5 used to probe m2 for
 /// ever, a new probe chain per heartbeat, until memory ran out (fuzz script input 322589, a
-/// `wait` of six minutes). m2 now takes m5's entries and the traffic stays flat.
+/// `wait` of four virtual minutes). m2 now takes m5's entries and the traffic stays flat.
 #[test]
 fn a_follower_whose_committed_entry_a_broken_leader_contradicts_catches_up() {
     let text = include_str!("../../tests/testdata/run/figure8-on.script");
