@@ -5,11 +5,10 @@
 
 use super::i18n::{console_hint, t, Lang, Text};
 use super::lab::{ConsoleEntry, Continuation, EntryKind, Lab, Msg};
-use super::long_run::SLICE_BUDGET_MS;
 use super::page::{Dispatch, Page};
 use crate::base::Millis;
 use crate::console::complete::complete;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
@@ -157,36 +156,21 @@ pub fn ConsoleInput(props: &InputProps) -> Html {
     }
 }
 
-/// The virtual time of a first slice after the one typed, and the bounds a slice keeps.
-const SLICE_START_MS: Millis = 5_000;
-const SLICE_RANGE_MS: (Millis, Millis) = (100, 3_600_000);
-
-/// Runs the console's long run a slice per animation frame while there is one, each sized
-/// from how long the last one took, so that the page stays responsive.
+/// Runs the console's long run a slice per animation frame while there is one; a slice ends
+/// when its real-time budget is spent (`long_run::Pace`), so it is given all the time left:
+/// a cap in virtual time grown frame by frame only made the first frames of a skip idle.
 #[hook]
 pub fn use_long_runs(page: &Page) {
     let active = page.lab.borrow().long_run().is_some();
     let d = page.dispatcher();
-    let slice = use_mut_ref(|| Rc::new(Cell::new(SLICE_START_MS)));
-    let slice = slice.borrow().clone();
     super::frames::use_frames(
         active,
         (),
         Callback::from(move |_| {
-            let started = super::dom::now_ms();
-            d.dispatch(Msg::Continue(slice.get()));
-            slice.set(next_slice(slice.get(), super::dom::now_ms() - started));
+            d.dispatch(Msg::Continue(Millis::MAX));
             0.0
         }),
     );
-}
-
-/// The next slice's virtual time: scaled to the budget by the last one's real time, growing at
-/// most fourfold a frame (a slice that ran no event measures nothing).
-fn next_slice(last: Millis, took_ms: f64) -> Millis {
-    let scaled = last as f64 * SLICE_BUDGET_MS / took_ms.max(0.1);
-    let grown = scaled.min(last as f64 * 4.0) as Millis;
-    grown.clamp(SLICE_RANGE_MS.0, SLICE_RANGE_MS.1)
 }
 
 /// While a long run goes on: its virtual time done of its total (`data-console-progress`

@@ -237,7 +237,7 @@ pub enum Msg {
     /// Several commands as one user action (a network preset).
     Commands(Vec<String>),
     /// The next slice of the console's long run (`wait 600s`): at most this much virtual
-    /// time (the page sizes it to its frame budget).
+    /// time (the page gives it all: a slice there ends when its real-time budget is spent).
     Continue(Millis),
     /// Go to virtual time `t` (back, or forward into the run left behind by a scrub).
     Scrub(Millis),
