@@ -134,7 +134,6 @@ impl Timeline {
             self.made += 1;
         }
         let now = checkpoint.world.now();
-        (checkpoint.world).forget_wire_before(now.saturating_sub(CHECKPOINT_WIRE_MS));
         let size_now = size(&checkpoint.world);
         let grown_before = self.checkpoints.last().map_or(0, |c| c.grown);
         checkpoint.grown = grown_before + size_now.saturating_sub(self.size);
@@ -253,7 +252,12 @@ impl Session {
         }
     }
 
+    /// The live wire log is cut to what the checkpoint keeps, and then shared with it: the
+    /// page has read the records before (or records them again after a rewind), and at its
+    /// length limit each new record pushed out the oldest one by one.
     fn checkpoint(&mut self) {
+        let now = self.world.now();
+        (self.world).forget_wire_before(now.saturating_sub(CHECKPOINT_WIRE_MS));
         self.timeline.push(Checkpoint {
             world: self.world.clone(),
             kube: self.kube.clone(),
