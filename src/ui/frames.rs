@@ -8,8 +8,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-/// A sleep shorter than this is the next frame anyway.
-const FRAME_MS: f64 = 16.0;
+use super::lab::FRAME_SLEEP_MS;
 
 type FrameClosure = Closure<dyn FnMut(f64)>;
 
@@ -19,6 +18,8 @@ struct Loop {
     stopped: Cell<bool>,
     frame_id: Cell<Option<i32>>,
     timer_id: Cell<Option<i32>>,
+    /// When the sleep under way was meant to end (the timestamps' clock).
+    due: Cell<Option<f64>>,
     on_frame: RefCell<Option<FrameClosure>>,
     on_timer: RefCell<Option<Closure<dyn FnMut()>>>,
 }
@@ -32,7 +33,8 @@ impl Loop {
         }
     }
 
-    fn sleep(&self, ms: f64) {
+    fn sleep(&self, from: f64, ms: f64) {
+        self.due.set(Some(from + ms));
         let window = web_sys::window();
         if let (Some(w), Some(f)) = (&window, self.on_timer.borrow().as_ref()) {
             self.timer_id.set(
@@ -47,6 +49,7 @@ impl Loop {
 
     /// A sleeping loop asks for a frame now.
     fn wake(&self) {
+        self.due.set(None);
         if let Some(id) = self.timer_id.take() {
             if let Some(w) = web_sys::window() {
                 w.clear_timeout_with_handle(id);
@@ -65,6 +68,7 @@ impl Loop {
     }
 
     fn cancel(&self) {
+        self.due.set(None);
         if let Some(w) = web_sys::window() {
             if let Some(id) = self.frame_id.take() {
                 let _ = w.cancel_animation_frame(id);
@@ -138,16 +142,20 @@ fn start(state: &Rc<Loop>, latest: Rc<RefCell<Callback<f64, f64>>>) {
         if state.stopped.get() {
             return;
         }
+        // A frame's timestamp is its vsync's, often a few ms before the timer that asked for
+        // it fired: played only to it, the frame after a sleep would draw the events but not
+        // yet the clock's step it woke for, and the next frame that step (two drawings).
+        let timestamp = state.due.take().map_or(timestamp, |due| timestamp.max(due));
         // Cloned out first: the callback may re-render, which replaces `latest`.
         let on_frame = latest.borrow().clone();
         let sleep = on_frame.emit(timestamp);
         if state.stopped.get() || page_hidden() {
             return;
         }
-        if sleep < FRAME_MS {
+        if sleep < FRAME_SLEEP_MS {
             state.request_frame();
         } else {
-            state.sleep(sleep);
+            state.sleep(timestamp, sleep);
         }
     }));
     let on_timer_state = Rc::downgrade(state);

@@ -27,6 +27,8 @@ const MAX_FRAME_MS: f64 = 100.0;
 /// The longest the frame loop sleeps between frames while the run plays (real ms): at very
 /// slow speeds the clock may not move for longer, and a wake-up that finds nothing is cheap.
 const MAX_SLEEP_MS: f64 = 1000.0;
+/// A sleep shorter than this is the next frame anyway: the frame loop asks for it.
+pub const FRAME_SLEEP_MS: f64 = 16.0;
 /// While the run plays, the panels follow the world at most this often (real ms): with 11
 /// members at 10× something happens in every frame, and redrawing every panel each frame took
 /// more than a frame has. A command, a pause, a lesson step done show at once, and so does
@@ -37,6 +39,10 @@ const PANELS_FOLLOW_MS: f64 = 100.0;
 /// after the page last drew: the ring draws ahead the messages sent until then
 /// ([`Lab::foreseen`]), which glide on the compositor, so the page need not wake at each one.
 const EVENTS_FOLLOW_MS: f64 = 100.0;
+/// The clock steps every 100 to 250 real ms: what else would wake the page (the events, the
+/// panels) no more than this before (or after) a step shows with it, so that the three do not
+/// drift into drawings a frame or two apart, each a whole lifecycle of Chromium's.
+const ALIGN_MS: f64 = 50.0;
 /// The ring draws the messages to come until the frame loop's latest wake and this much
 /// (real ms at the speed played) after: a frame or two late.
 const FORESIGHT_MARGIN_MS: f64 = 50.0;
@@ -606,7 +612,14 @@ impl Lab {
         }
         let at = self.marker();
         self.unshown_ms += frame_ms.unwrap_or(0.0);
-        let due = self.unshown_ms >= PANELS_FOLLOW_MS && at != self.shown_at;
+        // The clock steps at most ten times a second: the panels may come along with a step.
+        let steps = self.drawn().1 != drawn.1;
+        let follows = if steps {
+            PANELS_FOLLOW_MS - ALIGN_MS
+        } else {
+            PANELS_FOLLOW_MS
+        };
+        let due = self.unshown_ms >= follows && at != self.shown_at;
         if frame_ms.is_none() || lesson_done || due {
             self.shown += 1;
             self.shown_at = at;
@@ -870,10 +883,16 @@ impl Lab {
             // Past it, what the world sends would show late.
             event = event.min(until(self.foresight.until));
         }
-        let mut quiet = until(self.next_step(pace.speed).min(self.kube_tick())).min(event);
+        let clock = until(self.next_step(pace.speed));
+        let mut other = until(self.kube_tick()).min(event);
         if self.marker() != self.shown_at {
-            quiet = quiet.min(PANELS_FOLLOW_MS - self.unshown_ms);
+            other = other.min(PANELS_FOLLOW_MS - self.unshown_ms);
         }
+        let quiet = if other < clock && clock - other <= ALIGN_MS {
+            clock
+        } else {
+            other.min(clock)
+        };
         // Up to a millisecond late, so that rounding never wakes the loop a hair too early
         // (nor at once for what is due now: the frame after that plays no time yet).
         quiet.max(0.0).floor() + 1.0
@@ -1642,6 +1661,52 @@ mod tests {
         }
         assert!(ticks >= 5, "{ticks} ticks");
         assert!(sent >= 50, "{sent} messages sent");
+    }
+
+    /// The browser's loop, frames on a 60 Hz grid, each after the sleep `sleep_ms` asked for:
+    /// the events, the panels and the clock show together, one drawing per step of the clock
+    /// (ten a second at the default speed and at 10×), never two a frame or two apart.
+    #[test]
+    fn on_a_vsync_grid_the_page_draws_once_per_step_of_the_clock() {
+        for (members, speed) in [(5, 0.2), (11, 10.0)] {
+            let mut lab = Lab::new(Settings {
+                members,
+                seed: 1,
+                ..Settings::default()
+            });
+            lab.apply(Msg::Command("wait leader".into()));
+            let pace = Pace::steady(speed);
+            let vsync: f64 = 1000.0 / 60.0;
+            let (mut due, mut played, mut last_drawing) = (0.0, 0.0, f64::MIN);
+            let (mut drawings, mut panels) = (0, 0);
+            while played < 20_000.0 {
+                let frame = (due / vsync).ceil() * vsync;
+                let shown = lab.shown;
+                let action = lab.apply(Msg::Frame {
+                    real_ms: frame - played,
+                    pace,
+                });
+                played = frame;
+                if action != Action::Quiet {
+                    assert!(
+                        frame - last_drawing > 2.5 * vsync,
+                        "{members} members at {speed}x: drawings at {last_drawing:.0} and {frame:.0} ms"
+                    );
+                    (drawings, last_drawing) = (drawings + 1, frame);
+                }
+                panels += usize::from(lab.shown != shown);
+                let sleep = lab.sleep_ms(pace);
+                due = frame + if sleep < FRAME_SLEEP_MS { 1.0 } else { sleep };
+            }
+            assert!(
+                (190..=210).contains(&drawings),
+                "{members} members at {speed}x: {drawings} drawings in 20 s"
+            );
+            assert!(
+                panels >= 150,
+                "{members} members at {speed}x: the panels {panels} times"
+            );
+        }
     }
 
     /// A sleep is no stall: the frame after it plays all of it; a frame longer than the sleep
