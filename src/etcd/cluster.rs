@@ -1012,4 +1012,46 @@ mod tests {
         assert_eq!(run(42), run(42));
         assert_ne!(run(42).0, run(43).0);
     }
+
+    /// A window of a member's log is the full view's entries in it, before and after a
+    /// compaction, at either end and past them.
+    #[test]
+    fn a_window_of_the_log_is_the_full_views_entries_in_it() {
+        let mut c = ClusterConfig::new(3, 4).build();
+        c.set_snapshot_count(10);
+        assert!(c.run_until_cond(30_000, |c| c.ready_leader().is_some()));
+        let window = |c: &Cluster, id: MemberId, shown: std::ops::RangeInclusive<Index>| {
+            let full = c.raft_view(id).expect("a member").log;
+            let part = c.raft_view_of(id, shown.clone()).expect("a member").log;
+            let expected: Vec<_> = full
+                .into_iter()
+                .filter(|e| shown.contains(&e.index))
+                .collect();
+            assert_eq!(part, expected, "{id} {shown:?}");
+        };
+        for round in 0..3u32 {
+            for i in 0..30u32 {
+                let leader = c.leader().expect("a leader");
+                c.propose(leader, (round * 100 + i).to_be_bytes().to_vec())
+                    .unwrap();
+                c.run_for(20);
+            }
+            c.run_for(500);
+            for id in c.member_ids() {
+                let last = c.node(id).map_or(0, |n| n.log().last_index());
+                for shown in [
+                    std::ops::RangeInclusive::new(1, 0),
+                    0..=Index::MAX,
+                    1..=5,
+                    last - 12..=last,
+                    last - 3..=last + 9,
+                ] {
+                    window(&c, id, shown);
+                }
+                assert!(c.raft_state(id).unwrap().log.is_empty());
+            }
+        }
+        let first = (c.node(MemberId(1)).unwrap().log().first_index()).max(1);
+        assert!(first > 10, "compacted to {first}");
+    }
 }

@@ -94,7 +94,12 @@ impl Raft {
     /// a long log is what a page drawing a few of them cannot afford each frame).
     pub fn view_of(&self, shown: std::ops::RangeInclusive<Index>) -> RaftView {
         let log = self.log();
-        let entries = log.entries.iter().filter(|e| shown.contains(&e.index));
+        // Only the window's entries are visited: the page asks for a few of a long log (or
+        // none) at every drawing.
+        let from = (*shown.start()).max(log.first_index());
+        let count = (shown.end().min(&log.last_index()) + 1).saturating_sub(from);
+        let entries =
+            (log.entries.iter_from((from - log.first_index()) as usize)).take(count as usize);
         let (progress, transferee) = match self.leader_state() {
             Some(state) => (
                 state
