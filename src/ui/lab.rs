@@ -39,9 +39,9 @@ const PANELS_FOLLOW_MS: f64 = 100.0;
 /// after the page last drew: the ring draws ahead the messages sent until then
 /// ([`Lab::foreseen`]), which glide on the compositor, so the page need not wake at each one.
 const EVENTS_FOLLOW_MS: f64 = 100.0;
-/// The clock steps every 100 to 250 real ms: what else would wake the page (the events, the
-/// panels) no more than this before (or after) a step shows with it, so that the three do not
-/// drift into drawings a frame or two apart, each a whole lifecycle of Chromium's.
+/// The clock steps every 100 to 250 real ms: what else would wake the page unwatched (the
+/// events, the panels) no more than this before (or after) a step shows with it, so that the
+/// three do not drift into drawings a frame or two apart, each a whole lifecycle of Chromium's.
 const ALIGN_MS: f64 = 50.0;
 /// The ring draws the messages to come until the frame loop's latest wake and this much
 /// (real ms at the speed played) after: a frame or two late.
@@ -888,7 +888,8 @@ impl Lab {
         if self.marker() != self.shown_at {
             other = other.min(PANELS_FOLLOW_MS - self.unshown_ms);
         }
-        let quiet = if other < clock && clock - other <= ALIGN_MS {
+        // Watched (slow motion, a stop at a new leader), an event shows when it happens.
+        let quiet = if !pace.watches() && other < clock && clock - other <= ALIGN_MS {
             clock
         } else {
             other.min(clock)
