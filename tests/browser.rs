@@ -447,6 +447,29 @@ fn inspect_and_drop_a_message() {
             .await?;
         page.click(r#"[data-action="close-message"]"#).await?;
         page.wait_count("[data-inspector]", 0).await?;
+        // Another one, then play: it lands and the inspector says so by itself (no command
+        // moves the panels; they follow what changes, the inspector its message).
+        for _ in 0..50 {
+            if page.count("[data-message]").await? > 0 {
+                break;
+            }
+            page.click(STEP).await?;
+        }
+        let id = page
+            .attrs("[data-message]", "data-message")
+            .await?
+            .into_iter()
+            .flatten()
+            .last()
+            .ok_or("no id")?;
+        page.click(&format!(r#"[data-message="{id}"] .dot"#))
+            .await?;
+        let on_wire = r#"[data-inspector] [data-action="drop-message"]"#;
+        page.wait_exists(on_wire).await?;
+        page.click(PLAY).await?;
+        page.wait_count(on_wire, 0).await?;
+        page.wait_exists(&format!(r#"[data-inspector="{id}"]"#))
+            .await?;
         Ok(())
     });
 }

@@ -85,6 +85,18 @@ pub struct RaftView {
     pub votes: Vec<(MemberId, bool)>,
 }
 
+impl RaftView {
+    /// The view less what moves at every tick or heartbeat answer (the election timer, the
+    /// leader's record of recent contact): what the panels draw, which follow changes.
+    pub fn settled(mut self) -> RaftView {
+        (self.election_elapsed, self.election_timeout) = (0, 0);
+        self.progress
+            .iter_mut()
+            .for_each(|p| p.recent_active = false);
+        self
+    }
+}
+
 impl Raft {
     pub fn view(&self) -> RaftView {
         self.view_of(0..=Index::MAX)

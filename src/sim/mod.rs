@@ -903,6 +903,11 @@ impl<P: Process> Sim<P> {
             .collect()
     }
 
+    /// `in_flight().len()`, for a page that draws the count at every step of its clock.
+    pub fn in_flight_count(&self) -> usize {
+        self.queue.count(|e| matches!(e, Event::Deliver { .. }))
+    }
+
     /// The largest group of running, unpaused members that all reach each other both ways.
     pub fn largest_connected_group(&self) -> Vec<MemberId> {
         let alive: Vec<MemberId> = self

@@ -53,6 +53,11 @@ impl<M> Queue<M> {
         Some((key, self.slab[slot].take()?))
     }
 
+    /// How many events `pick` chooses, in no order (nothing sorted, nothing copied).
+    pub fn count(&self, pick: impl Fn(&Event<M>) -> bool) -> usize {
+        self.slab.iter().flatten().filter(|e| pick(e)).count()
+    }
+
     /// Every event, in the order it will be handled.
     pub fn in_order(&self) -> Vec<(Key, &Event<M>)> {
         let mut all: Vec<(Key, &Event<M>)> = (self.heap.iter())

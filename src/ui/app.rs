@@ -291,9 +291,7 @@ fn cluster_panel(lab: &Lab, view: &View, d: &Dispatch) -> Html {
             { status::clock(world, view, d, super::fast_forward::render(lab, view, d)) }
             <div class="cluster-wrap">
                 <cluster::LiveRing />
-                if let Some(id) = view.selected_message {
-                    { panels::inspector(world, lab.recorder(), id, lang, d) }
-                }
+                <Panel shows={inspected_flying as Shows} render={inspector as Render} />
             </div>
             { status::quorum_meter(world, lang) }
             { a11y::live_summary(world, lang) }
@@ -305,15 +303,29 @@ fn events(lab: &Lab, view: &View, _: &Dispatch) -> Html {
     status::events(lab.world(), &lab.violations(), view.lang)
 }
 
-/// What of the clock the side panels show: the space-time diagram scrolls with it; the
+/// What of the clock the side panels show: the space-time diagram scrolls with it and the
+/// network tab lists the messages on the wire (a heartbeat changes nothing else); the
 /// control plane's events give their age in seconds, and a member's refusals fade after
 /// seconds (`members::REFUSAL_SHOWN_MS`), even in a world where nothing happens.
 fn side_clock(lab: &Lab, view: &View) -> u64 {
     let now = lab.world().now();
     match view.tab {
-        Tab::SpaceTime => now,
+        Tab::SpaceTime | Tab::Network => now,
         _ => now / 1000,
     }
+}
+
+/// Whether the message inspected is still on the wire: the inspector says when it lands.
+fn inspected_flying(lab: &Lab, view: &View) -> u64 {
+    view.selected_message.map_or(0, |id| {
+        1 + u64::from(lab.world().in_flight().iter().any(|m| m.id == id))
+    })
+}
+
+fn inspector(lab: &Lab, view: &View, d: &Dispatch) -> Html {
+    view.selected_message.map_or_else(Html::default, |id| {
+        panels::inspector(lab.world(), lab.recorder(), id, view.lang, d)
+    })
 }
 
 fn side(lab: &Lab, view: &View, d: &Dispatch) -> Html {

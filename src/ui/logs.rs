@@ -118,12 +118,7 @@ fn log_picture(world: &World, first: u64, focus: Option<u64>) -> LogPicture {
         .map(|id| LogRow {
             id,
             name: world.display_name(id),
-            view: world.raft_view_of(id, first..=end).map(|mut v| {
-                // What moves with every tick or answer and is not drawn here.
-                (v.election_elapsed, v.election_timeout) = (0, 0);
-                v.progress.iter_mut().for_each(|p| p.recent_active = false);
-                v
-            }),
+            view: world.raft_view_of(id, first..=end).map(RaftView::settled),
             doomed: world.entries_to_be_overwritten(id),
         })
         .collect();

@@ -20,7 +20,7 @@ pub fn clock(world: &World, view: &View, d: &Dispatch, fast_forward: Html) -> Ht
             <span class="leader-now" data-leader={world.leader().map(|l| l.to_string()).unwrap_or_default()}>{
                 leader_now(lang, world.leader().map(|l| world.display_name(l)).as_deref())
             }</span>
-            <span class="inflight">{ format!("{} {}", world.in_flight().len(), t(lang, Text::InFlight)) }</span>
+            <InFlightCount />
         </div>
         { slow_motion_tools(world, view, d, fast_forward) }
         </div>
@@ -37,6 +37,20 @@ fn SimTime() -> Html {
     let now = shown_time(now, playing, speed);
     html! {
         <span class="value" data-sim-time={now.to_string()}>{ format!("{:.2} s", now as f64 / 1000.0) }</span>
+    }
+}
+
+/// The messages on the wire, drawn with the clock: the panels around it follow only what
+/// changes the members, which a heartbeat does not.
+#[component]
+fn InFlightCount() -> Html {
+    use_context::<Clock>();
+    let Some(page) = use_context::<Page>() else {
+        return html! {};
+    };
+    let flying = page.lab.borrow().world().in_flight_count();
+    html! {
+        <span class="inflight">{ format!("{flying} {}", t(page.view.lang, Text::InFlight)) }</span>
     }
 }
 
