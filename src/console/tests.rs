@@ -748,6 +748,39 @@ fn ls_lists_the_working_directory_as_gnu_ls_does_into_a_pipe() {
     assert_eq!(s.execute("ls -x", None).code, 2);
 }
 
+/// `write` and `kubectl apply -f` name files as every shell tool does: `write /root/m.yaml`
+/// was kept under that spelling, which `cat m.yaml` (nor `cat /root/m.yaml`) never found.
+#[test]
+fn a_written_file_is_the_same_file_by_any_of_its_paths() {
+    let mut s = session();
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: nginx\n";
+    assert_eq!(s.execute("write /root/m.yaml", Some(pod)).code, 0);
+    assert_eq!(s.execute("write ./k8s/n.yaml", Some("x\n")).code, 0);
+    for name in ["m.yaml", "./m.yaml", "/root/m.yaml", "~/m.yaml"] {
+        let cat = s.execute(&format!("cat {name}"), None);
+        assert_eq!((cat.stdout.as_str(), cat.code), (pod, 0), "{name}");
+    }
+    assert_eq!(s.execute("cat /root/k8s/n.yaml", None).stdout, "x\n");
+    assert_eq!(s.execute("ls", None).stdout, "k8s\nm.yaml\n");
+    run_script(&mut s, "wait leader\nkube up\n", false);
+    for name in ["m.yaml", "/root/m.yaml"] {
+        let apply = s.execute(&format!("kubectl apply -f {name}"), None);
+        assert_eq!(apply.code, 0, "{name}: {apply:?}");
+    }
+    let none = s.execute("kubectl apply -f /root/none.yaml", None);
+    assert_eq!(
+        none.stderr,
+        "error: the path \"/root/none.yaml\" does not exist\n"
+    );
+    let enc = "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources:\n      - secrets\n    providers:\n      - identity: {}\n";
+    s.execute("write enc.yaml", Some(enc));
+    let restart = s.execute(
+        "kube apiserver --encryption-provider-config /root/enc.yaml",
+        None,
+    );
+    assert_eq!(restart.code, 0, "{restart:?}");
+}
+
 #[test]
 fn etcdctl_put_over_the_limits_gets_etcds_errors() {
     // As etcd 3.4.23 answers (values from stdin): over 1.5 MiB the server refuses the

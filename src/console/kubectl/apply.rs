@@ -14,7 +14,7 @@ fn manifest_text(ctx: &mut Ctx, file: &str) -> Option<(String, String)> {
     if file == "-" {
         return Some((ctx.stdin.unwrap_or("").to_string(), "STDIN".to_string()));
     }
-    match ctx.files.get(file.trim_start_matches("./")) {
+    match ctx.files.get(&crate::console::shell::fs::key(file)) {
         Some(bytes) => Some((
             String::from_utf8_lossy(bytes).into_owned(),
             file.to_string(),

@@ -92,7 +92,7 @@ fn event_ttl_ms(value: &str) -> Result<Millis, ConsoleError> {
 fn encryption_config(s: &Session, path: &str) -> Result<EncryptionConfig, ConsoleError> {
     let bytes = s
         .files
-        .get(path)
+        .get(&crate::console::shell::fs::key(path))
         .ok_or_else(|| format!("open {path}: no such file or directory"))?;
     let docs = crate::kube::yaml::parse_documents(&String::from_utf8_lossy(bytes))?;
     let doc = docs.first().ok_or_else(|| format!("{path}: empty file"))?;

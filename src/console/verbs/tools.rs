@@ -83,14 +83,15 @@ pub fn timeout(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
     recorded(s, call, out)
 }
 
-/// `write FILE <<EOF`: puts the heredoc into the run's working directory (a manifest, an
-/// EncryptionConfiguration), as `cat > FILE` would.
+/// `write FILE <<EOF`: puts the heredoc into FILE (a manifest, an EncryptionConfiguration),
+/// as `cat > FILE` would.
 pub fn write_file(s: &mut Session, call: &Call) -> Result<Output, ConsoleError> {
     let [path] = call.args[..] else {
         return Err(call.usage());
     };
     let text = call.stdin.unwrap_or("");
-    s.files.insert(path.to_string(), text.as_bytes().to_vec());
+    s.files
+        .insert(shell::fs::key(path), text.as_bytes().to_vec());
     recorded(s, call, Output::default())
 }
 
