@@ -406,6 +406,31 @@ fn members_transfer_slow_disk_add_remove() {
     );
 }
 
+/// On a paused page, clicks a message in flight and returns its id. The pause lands wherever
+/// the clock is by then, maybe between two heartbeats: it steps one event at a time until a
+/// message is in flight.
+async fn select_a_message(page: &browser_support::Page) -> browser_support::Result<String> {
+    for _ in 0..50 {
+        if page.count("[data-message]").await? > 0 {
+            break;
+        }
+        page.click(STEP).await?;
+    }
+    page.wait_exists("[data-message]").await?;
+    // The last message drawn is on top: nothing can cover its dot, even where messages
+    // overlap on a paused page.
+    let id = page
+        .attrs("[data-message]", "data-message")
+        .await?
+        .into_iter()
+        .flatten()
+        .last()
+        .ok_or("no id")?;
+    page.click(&format!(r#"[data-message="{id}"] .dot"#))
+        .await?;
+    Ok(id)
+}
+
 /// Click a message in flight: its fields show; drop it from there.
 #[test]
 fn inspect_and_drop_a_message() {
@@ -415,26 +440,7 @@ fn inspect_and_drop_a_message() {
         page.wait_single_leader().await?;
         page.wait_exists("[data-message]").await?;
         page.pause().await?;
-        // The pause lands wherever the clock is by then, maybe between two heartbeats: step
-        // one event at a time until a message is in flight.
-        for _ in 0..50 {
-            if page.count("[data-message]").await? > 0 {
-                break;
-            }
-            page.click(r#"[data-action="step"]"#).await?;
-        }
-        page.wait_exists("[data-message]").await?;
-        // The last message drawn is on top: nothing can cover its dot, even where
-        // messages overlap on a paused page.
-        let id = page
-            .attrs("[data-message]", "data-message")
-            .await?
-            .into_iter()
-            .flatten()
-            .last()
-            .ok_or("no id")?;
-        page.click(&format!(r#"[data-message="{id}"] .dot"#))
-            .await?;
+        let id = select_a_message(&page).await?;
         page.wait_exists(&format!(r#"[data-inspector="{id}"]"#))
             .await?;
         let fields = page.text("[data-inspector]").await?;
@@ -449,21 +455,7 @@ fn inspect_and_drop_a_message() {
         page.wait_count("[data-inspector]", 0).await?;
         // Another one, then play: it lands and the inspector says so by itself (no command
         // moves the panels; they follow what changes, the inspector its message).
-        for _ in 0..50 {
-            if page.count("[data-message]").await? > 0 {
-                break;
-            }
-            page.click(STEP).await?;
-        }
-        let id = page
-            .attrs("[data-message]", "data-message")
-            .await?
-            .into_iter()
-            .flatten()
-            .last()
-            .ok_or("no id")?;
-        page.click(&format!(r#"[data-message="{id}"] .dot"#))
-            .await?;
+        let id = select_a_message(&page).await?;
         let on_wire = r#"[data-inspector] [data-action="drop-message"]"#;
         page.wait_exists(on_wire).await?;
         page.click(PLAY).await?;
