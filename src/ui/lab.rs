@@ -32,9 +32,10 @@ const MAX_SLEEP_MS: f64 = 1000.0;
 pub const FRAME_SLEEP_MS: f64 = 16.0;
 /// While the run plays, the panels follow the world at most this often (real ms), and only
 /// when what they draw changed (`PanelsShow`): with 11 members at 10× something happens in
-/// every frame, and redrawing every panel each frame took more than a frame has. A command, a pause, a lesson step done show at once, and so does
-/// the first event after a quiet spell; the ring draws at the events (see
-/// `EVENTS_FOLLOW_MS`), the clock at each of its steps (see `drawn`).
+/// every frame, and redrawing every panel each frame took more than a frame has. A command,
+/// a pause, a lesson step done show at once, and so does the first change after a quiet
+/// spell; the ring draws at the events (see `EVENTS_FOLLOW_MS`), the clock at each of its
+/// steps (see `drawn`).
 const PANELS_FOLLOW_MS: f64 = 100.0;
 /// While the run plays unwatched, an event of the world shows at most this long (real ms)
 /// after the page last drew: the ring draws ahead the messages sent until then
@@ -514,6 +515,7 @@ impl Lab {
         }
     }
 
+    /// What the panels would draw now (see `PanelsShow`).
     fn panels_show(&self) -> PanelsShow {
         let world = self.world();
         let member = |id: MemberId| {
