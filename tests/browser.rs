@@ -240,6 +240,9 @@ fn time_travel_back_and_branch() {
         page.wait_count("[data-member]", 3).await?;
         page.set_speed(10.0).await?;
         let old = page.wait_single_leader().await?;
+        // Past the clock's first step at 10× (it shows 0 until then), so that there is a
+        // time before the kill to go back to.
+        page.wait_sim_time(4_000).await?;
         let before_kill = page.sim_time().await?.unwrap_or(0);
         page.member_click(&old.name, "kill").await?;
         page.wait_member_state(&old.name, "stopped").await?;

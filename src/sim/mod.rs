@@ -233,6 +233,15 @@ pub struct InFlight {
     pub describe: Line,
 }
 
+/// What [`Sim::foresee`] sees of the run ahead.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Foreseen {
+    /// The messages it sends that will arrive, in the order sent.
+    pub messages: Vec<InFlight>,
+    /// When a process notes something (a new role or term, an entry applied), in order.
+    pub notes: Vec<Millis>,
+}
+
 /// One message's fate on the wire, as the network decided it (the space-time diagram's
 /// exact record): sent, and delivered at `message.arrive_ms`, or lost. A held-back or
 /// dropped message gets a later record with the same id.
@@ -313,6 +322,9 @@ pub struct Sim<P: Process> {
     next_message_id: u64,
     trace_hash: u64,
     trace_len: u64,
+    /// Notes the processes wrote (a new role or term, an entry applied): what the page
+    /// shows of a member changes with them (see [`Foreseen::notes`]).
+    noted: u64,
     record_trace: bool,
     /// Persistent, so a checkpoint of a recorded run shares the lines already written.
     trace: imbl::Vector<String>,
@@ -352,6 +364,7 @@ impl<P: Process> Sim<P> {
             next_message_id: 1,
             trace_hash: FNV_OFFSET,
             trace_len: 0,
+            noted: 0,
             record_trace: false,
             trace: imbl::Vector::new(),
             wire: imbl::Vector::new(),
@@ -655,6 +668,7 @@ impl<P: Process> Sim<P> {
 
     fn flush(&mut self, id: MemberId, incarnation: u64, ctx: &mut Ctx<P::Msg>) {
         for note in ctx.notes.drain(..) {
+            self.noted += 1;
             self.trace_fmt(format_args!("{id} {note}"));
         }
         for (delay, token) in ctx.wakeups.drain(..) {
@@ -707,9 +721,10 @@ impl<P: Process> Sim<P> {
     }
 
     /// The messages this run sends after now and up to `until` that will arrive, in the order
-    /// sent, if nothing from outside the world changes its course: the page draws them ahead,
-    /// so that it need not wake at each of them. The run itself is left as it is.
-    pub fn foresee(&self, until: Millis) -> Vec<InFlight>
+    /// sent, and when its processes note something meanwhile, if nothing from outside the
+    /// world changes its course: the page draws the messages ahead, so that it need not wake
+    /// at each of them, and wakes for the notes. The run itself is left as it is.
+    pub fn foresee(&self, until: Millis) -> Foreseen
     where
         P: Clone,
     {
@@ -717,7 +732,14 @@ impl<P: Process> Sim<P> {
         ahead.wire_keep = usize::MAX;
         ahead.wire_from = 0;
         let seq = ahead.wire_seq;
-        ahead.run_until(until);
+        let mut notes = Vec::new();
+        while ahead.next_event_time().is_some_and(|next| next <= until) {
+            let noted = ahead.noted;
+            ahead.step();
+            if ahead.noted != noted && notes.last() != Some(&ahead.now) {
+                notes.push(ahead.now);
+            }
+        }
         // A held-back message's later record replaces its first.
         let mut sent: BTreeMap<u64, InFlight> = BTreeMap::new();
         for w in ahead.wire_since(seq) {
@@ -726,7 +748,10 @@ impl<P: Process> Sim<P> {
                 Some(_) => sent.remove(&w.message.id),
             };
         }
-        sent.into_values().collect()
+        Foreseen {
+            messages: sent.into_values().collect(),
+            notes,
+        }
     }
 
     /// The sequence number of the newest wire record.

@@ -54,8 +54,11 @@ impl Process for Pinger {
             ctx.wake_in(250, 7);
         }
     }
-    fn receive(&mut self, msg: Ping, _ctx: &mut Ctx<Ping>) {
+    fn receive(&mut self, msg: Ping, ctx: &mut Ctx<Ping>) {
         self.received.push(msg.n);
+        if msg.n.is_multiple_of(10) {
+            ctx.note(format!("noted ping {}", msg.n));
+        }
     }
     fn wake(&mut self, token: u64, _ctx: &mut Ctx<Ping>) {
         self.woken.push(token);
@@ -91,6 +94,11 @@ fn world(seed: u64, net: NetConfig) -> Sim<Pinger> {
         100,
         Rng::new(seed),
     )
+}
+
+/// A trace line a process noted (the Pinger's every tenth ping received).
+fn is_note(line: &str) -> bool {
+    line.contains(" noted ping ")
 }
 
 const M1: MemberId = MemberId(1);
@@ -304,7 +312,7 @@ fn what_the_run_foresees_is_what_it_then_sends() {
         jitter_ms: 9,
         ..NetConfig::default()
     };
-    let mut foreseen = 0;
+    let (mut foreseen, mut noted) = (0, 0);
     for seed in 0..20 {
         let mut w = world(seed, net.clone());
         w.set_wire_log(10_000);
@@ -320,7 +328,22 @@ fn what_the_run_foresees_is_what_it_then_sends() {
                 (now, hash),
                 "seed {seed}: the run moved"
             );
+            let mut notes = Vec::new();
+            while w.next_event_time().is_some_and(|next| next <= until) {
+                let noted = w.trace_lines().iter().filter(|l| is_note(l)).count();
+                w.step();
+                let after = w.trace_lines().iter().filter(|l| is_note(l)).count();
+                if after != noted && notes.last() != Some(&w.now()) {
+                    notes.push(w.now());
+                }
+            }
             w.run_until(until);
+            assert_eq!(
+                ahead.notes, notes,
+                "seed {seed}: notes from {now} to {until}"
+            );
+            noted += notes.len();
+            let ahead = ahead.messages;
             let sent: Vec<InFlight> = w
                 .wire_since(cursor)
                 .filter(|r| r.lost.is_none())
@@ -332,4 +355,5 @@ fn what_the_run_foresees_is_what_it_then_sends() {
         }
     }
     assert!(foreseen > 200, "{foreseen} messages foreseen");
+    assert!(noted > 20, "{noted} notes foreseen");
 }

@@ -40,8 +40,14 @@ const PANELS_FOLLOW_MS: f64 = 100.0;
 /// While the run plays unwatched, an event of the world shows at most this long (real ms)
 /// after the page last drew: the ring draws ahead the messages sent until then
 /// ([`Lab::foreseen`]), which glide on the compositor, so the page need not wake at each one.
-const EVENTS_FOLLOW_MS: f64 = 100.0;
-/// The clock steps every 100 to 250 real ms: what else would wake the page unwatched (the
+/// Most events are heartbeats and their answers, which change only the members' timers and
+/// the edges' labels; each drawing costs the page a whole lifecycle of Chromium's.
+const EVENTS_FOLLOW_MS: f64 = 200.0;
+/// What a member notes (a new role or term, an entry applied: its colour, its numbers)
+/// shows this soon after the page last drew, or at once if later, when the run foresaw it
+/// (at speeds too quick for the dots to glide nothing is foreseen: it shows with the events).
+const NOTES_FOLLOW_MS: f64 = 100.0;
+/// The clock steps every 200 to 500 real ms: what else would wake the page unwatched (the
 /// events, the panels) no more than this before (or after) a step shows with it, so that the
 /// three do not drift into drawings a frame or two apart, each a whole lifecycle of Chromium's.
 const ALIGN_MS: f64 = 50.0;
@@ -338,6 +344,8 @@ pub struct Timeline {
 #[derive(Clone, Debug, Default)]
 struct Foresight {
     messages: Rc<Vec<InFlight>>,
+    /// When a member notes something meanwhile (`Foreseen::notes`).
+    notes: Vec<Millis>,
     revision: u64,
     until: Millis,
     tick: Millis,
@@ -649,7 +657,7 @@ impl Lab {
             self.unforesee();
         }
         self.unshown_ms += frame_ms.unwrap_or(0.0);
-        // The clock steps at most ten times a second: the panels may come along with a step.
+        // The clock steps at most five times a second: the panels may come along with a step.
         let steps = self.drawn().1 != drawn.1;
         let follows = if steps {
             PANELS_FOLLOW_MS - ALIGN_MS
@@ -876,8 +884,10 @@ impl Lab {
         let tick = self.kube_tick();
         let ahead = now.saturating_add(virtual_ms(speed, FORESIGHT_AHEAD_MS));
         let until = (ahead.min(tick)).max(needed).min(most);
+        let ahead = self.world().foresee(until);
         self.foresight = Foresight {
-            messages: Rc::new(self.world().foresee(until)),
+            messages: Rc::new(ahead.messages),
+            notes: ahead.notes,
             revision: self.revision,
             until,
             tick,
@@ -917,6 +927,9 @@ impl Lab {
         let mut event = until(next_event);
         if !pace.watches() {
             event = event.max(EVENTS_FOLLOW_MS - self.undrawn_ms);
+            if let Some(&note) = self.foresight.notes.iter().find(|t| **t > now) {
+                event = event.min(until(note).max(NOTES_FOLLOW_MS - self.undrawn_ms));
+            }
         }
         if self.foresight.until > 0 {
             // Past it, what the world sends would show late.
@@ -1619,8 +1632,8 @@ mod tests {
         );
     }
 
-    /// The frame loop sleeps as long as `sleep_ms` says, about ten times a second at the
-    /// default speed (the clock's steps, the events' wait to show); waking at its end shows
+    /// The frame loop sleeps as long as `sleep_ms` says, about once per step of the clock
+    /// (the events wait for it to show, unless a member notes something); waking at its end shows
     /// something; every message the world sent while the page slept had been foreseen
     /// exactly, so that the ring drew it gliding from the moment it was sent; and the world
     /// is foreseen about a second ahead at a time, so new dots come in bunches.
@@ -1657,7 +1670,11 @@ mod tests {
             wakes += 1;
             slept += sleep;
         }
-        assert!((90..=120).contains(&wakes), "{wakes} wakes in 10 s");
+        let steps = (10_000.0 * pace.speed / clock_step(pace.speed) as f64) as usize;
+        assert!(
+            (steps..=steps * 5 / 4).contains(&wakes),
+            "{wakes} wakes in 10 s, {steps} steps of the clock"
+        );
         assert!(sent >= 50, "{sent} messages sent");
         assert!(
             shown * 10 >= wakes * 9,
@@ -1715,7 +1732,7 @@ mod tests {
 
     /// The browser's loop, frames on a 60 Hz grid, each after the sleep `sleep_ms` asked for:
     /// the events, the panels and the clock show together, one drawing per step of the clock
-    /// (ten a second at the default speed and at 10×), never two a frame or two apart.
+    /// (four a second at the default speed, five at 10×), never two a frame or two apart.
     #[test]
     fn on_a_vsync_grid_the_page_draws_once_per_step_of_the_clock() {
         for (members, speed) in [(5, 0.2), (11, 10.0)] {
@@ -1751,9 +1768,10 @@ mod tests {
                 let sleep = lab.sleep_ms(pace);
                 due = frame + if sleep < FRAME_SLEEP_MS { 1.0 } else { sleep };
             }
+            let steps = 20_000.0 * speed / clock_step(speed) as f64;
             assert!(
-                (190..=210).contains(&drawings),
-                "{members} members at {speed}x: {drawings} drawings in 20 s"
+                (drawings as f64 - steps).abs() <= steps / 20.0,
+                "{members} members at {speed}x: {drawings} drawings in 20 s, {steps} steps"
             );
             // Heartbeats only: nothing a panel draws changes.
             assert!(
@@ -1761,6 +1779,50 @@ mod tests {
                 "{members} members at {speed}x: the panels {panels} times"
             );
         }
+    }
+
+    /// Played unwatched on a 60 Hz grid, each frame after the sleep `sleep_ms` asked for, the
+    /// heartbeats wait for the clock's step (`EVENTS_FOLLOW_MS`), but what a member notes (the
+    /// election after the leader's crash: campaigns, votes, a new leader) shows within
+    /// `NOTES_FOLLOW_MS` and a frame of happening: the run foresaw it.
+    #[test]
+    fn what_a_member_notes_shows_sooner_than_the_heartbeats() {
+        let mut lab = lab();
+        lab.apply(Msg::Command("wait leader".into()));
+        let pace = Pace::steady(0.2);
+        let vsync: f64 = 1000.0 / 60.0;
+        let (mut due, mut played, mut killed) = (0.0, 0.0, false);
+        let (mut drawn_at, mut shown, mut worst) = (lab.world().now(), 0, 0.0f64);
+        while played < 20_000.0 {
+            if played >= 1_000.0 && !killed {
+                let leader = lab.world().leader().expect("a leader");
+                lab.apply(Msg::Command(format!("kill {leader}")));
+                (killed, drawn_at) = (true, lab.world().now());
+            }
+            let frame = (due / vsync).ceil() * vsync;
+            let action = lab.apply(Msg::Frame {
+                real_ms: frame - played,
+                pace,
+            });
+            played = frame;
+            if action != Action::Quiet {
+                let now = lab.world().now();
+                for e in lab.world().recent_events(100) {
+                    if e.time_ms > drawn_at && e.time_ms <= now {
+                        worst = worst.max((now - e.time_ms) as f64 / pace.speed);
+                        shown += 1;
+                    }
+                }
+                drawn_at = now;
+            }
+            let sleep = lab.sleep_ms(pace);
+            due = frame + if sleep < FRAME_SLEEP_MS { 1.0 } else { sleep };
+        }
+        assert!(shown >= 3, "{shown} events of the election shown");
+        assert!(
+            worst <= NOTES_FOLLOW_MS + vsync + 1.0,
+            "an event of the election shown {worst:.0} ms after it happened"
+        );
     }
 
     /// What a panel draws follows the world within `PANELS_FOLLOW_MS` (and a frame) of its
