@@ -937,8 +937,10 @@ impl Lab {
         }
         let clock = until(self.next_step(pace.speed));
         let mut other = until(self.kube_tick()).min(event);
-        if self.panels_show() != self.shown_at {
-            other = other.min(PANELS_FOLLOW_MS - self.unshown_ms);
+        let panels = PANELS_FOLLOW_MS - self.unshown_ms;
+        // `panels_show` asks every member for its state: only when their wake is the earliest.
+        if panels < other.min(clock) && self.panels_show() != self.shown_at {
+            other = panels;
         }
         // Watched (slow motion, a stop at a new leader), an event shows when it happens.
         let quiet = if !pace.watches() && other < clock && clock - other <= ALIGN_MS {
