@@ -351,24 +351,25 @@ fn link_open(cluster: &Scope, from: MemberId, to: MemberId) -> bool {
     loss < 1.0
 }
 
+/// Whether `node` can exchange messages with `v` both ways (itself included), if it is up.
+fn two_way(cluster: &Scope, node: &Raft, v: MemberId) -> bool {
+    v == node.id()
+        || (up(cluster, v) && link_open(cluster, node.id(), v) && link_open(cluster, v, node.id()))
+}
+
 /// The voters `node` can exchange messages with both ways (itself included), if they are up.
 fn two_way_peers(cluster: &Scope, node: &Raft) -> Vec<MemberId> {
     node.voters()
         .voters()
         .into_iter()
-        .filter(|v| {
-            *v == node.id()
-                || (up(cluster, *v)
-                    && link_open(cluster, node.id(), *v)
-                    && link_open(cluster, *v, node.id()))
-        })
+        .filter(|v| two_way(cluster, node, *v))
         .collect()
 }
 
 /// Whether `node` can exchange messages both ways with a quorum of its voters that are up.
 fn in_contact_with_quorum(cluster: &Scope, node: &Raft) -> bool {
-    let peers = two_way_peers(cluster, node);
-    node.voters().is_active(|v| peers.contains(&v))
+    // Asked of every leader at every observation: no list of its peers made first.
+    node.voters().is_active(|v| two_way(cluster, node, v))
 }
 
 /// Whether a quorum of `node`'s voters (itself included) can send to it, up or not: a message

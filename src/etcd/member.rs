@@ -623,7 +623,7 @@ impl Member {
             if entry.kind == EntryKind::Normal {
                 self.apply_data(&entry.data, entry.index, entry.term, ctx.now);
             }
-            ctx.note(format!("apply {}", entry.describe()));
+            ctx.note(format!("apply {entry}"));
         }
         for read in &rd.read_states {
             if let Some(pending) = self.reads.iter_mut().find(|r| r.ctx == read.ctx) {

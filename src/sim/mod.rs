@@ -336,8 +336,9 @@ pub struct Sim<P: Process> {
     /// Fates decided before it are not recorded (see [`Sim::skip_wire_before`]).
     wire_from: Millis,
     /// The context each event's process gets, emptied after: its buffers outlive the event
-    /// (three allocations an event, most of them for one message).
-    spare: Ctx<P::Msg>,
+    /// (three allocations an event, most of them for one message). Taken while in use,
+    /// as making and dropping an empty one in its place cost 2.5 % of an idle hour.
+    spare: Option<Ctx<P::Msg>>,
 }
 
 impl<P: Process> Sim<P> {
@@ -371,7 +372,7 @@ impl<P: Process> Sim<P> {
             wire_keep: 0,
             wire_seq: 0,
             wire_from: 0,
-            spare: Ctx::new(0),
+            spare: None,
         };
         for (id, process) in processes {
             sim.add(id, process, rng.split());
@@ -657,12 +658,12 @@ impl<P: Process> Sim<P> {
         f: impl FnOnce(&mut P, &mut Ctx<P::Msg>) -> R,
     ) -> Option<R> {
         let slot = self.slots.get_mut(&id)?;
-        let mut ctx = std::mem::replace(&mut self.spare, Ctx::new(0));
+        let mut ctx = self.spare.take().unwrap_or_else(|| Ctx::new(0));
         ctx.now = self.now;
         let result = f(&mut slot.process, &mut ctx);
         let incarnation = slot.incarnation;
         self.flush(id, incarnation, &mut ctx);
-        self.spare = ctx;
+        self.spare = Some(ctx);
         Some(result)
     }
 
