@@ -224,7 +224,7 @@ impl Monitor {
                 .scopes
                 .entry(cluster_id)
                 .or_insert_with(|| properties.iter().map(|p| AnyChecker::new(*p)).collect());
-            let scope = Scope { world, cluster_id };
+            let scope = Scope::of(world, cluster_id);
             for checker in checkers {
                 new.extend(checker.get().observe(&scope));
             }
@@ -264,36 +264,68 @@ impl Monitor {
 /// (their members refuse each other's messages), so each is checked apart.
 pub struct Scope<'a> {
     world: &'a Cluster,
-    cluster_id: u64,
+    /// The members that hold the cluster ID, as they are at this observation, in id order:
+    /// the checkers ask after each of them dozens of times an observation, where a lookup in
+    /// the world's map each was a third of the monitor's work.
+    members: Vec<Present<'a>>,
+}
+
+struct Present<'a> {
+    id: MemberId,
+    member: &'a Member,
+    running: bool,
+    paused: bool,
+    incarnation: u64,
 }
 
 impl<'a> Scope<'a> {
+    fn of(world: &'a Cluster, cluster_id: u64) -> Scope<'a> {
+        let members = world
+            .process_states()
+            .filter(|(_, m, _, _)| m.identity.cluster_id == cluster_id)
+            .map(|(id, member, paused, incarnation)| Present {
+                id,
+                member,
+                running: crate::sim::Process::is_running(member),
+                paused,
+                incarnation,
+            })
+            .collect();
+        Scope { world, members }
+    }
+
+    fn present(&self, id: MemberId) -> Option<&Present<'a>> {
+        self.members.iter().find(|p| p.id == id)
+    }
+
     fn holds(&self, id: MemberId) -> bool {
-        self.world
-            .process(id)
-            .is_some_and(|m| m.identity.cluster_id == self.cluster_id)
+        self.present(id).is_some()
     }
 
     pub fn processes(&self) -> impl Iterator<Item = (MemberId, &'a Member)> + '_ {
-        self.world
-            .processes()
-            .filter(|(_, m)| m.identity.cluster_id == self.cluster_id)
+        self.members.iter().map(|p| (p.id, p.member))
     }
 
     pub fn node(&self, id: MemberId) -> Option<&'a Raft> {
-        self.world.node(id).filter(|_| self.holds(id))
+        self.present(id)?.member.node()
     }
 
     pub fn is_running(&self, id: MemberId) -> bool {
-        self.holds(id) && self.world.is_running(id)
+        self.present(id).is_some_and(|p| p.running)
     }
 
     pub fn is_paused(&self, id: MemberId) -> bool {
-        self.world.is_paused(id)
+        match self.present(id) {
+            Some(p) => p.paused,
+            None => self.world.is_paused(id),
+        }
     }
 
     pub fn incarnation(&self, id: MemberId) -> u64 {
-        self.world.incarnation(id)
+        match self.present(id) {
+            Some(p) => p.incarnation,
+            None => self.world.incarnation(id),
+        }
     }
 
     pub fn now(&self) -> Millis {

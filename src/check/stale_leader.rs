@@ -2,7 +2,7 @@
 //! (thesis §6.2, etcd's `CheckQuorum`) is what makes such a leader step down.
 
 use super::Scope;
-use super::{link_open, names, two_way_peers, up, Checker, Property, Violation};
+use super::{link_open, names, two_way, two_way_peers, up, Checker, Property, Violation};
 use crate::base::{format_duration, MemberId, Millis, Term};
 use crate::raft::Raft;
 use std::collections::{BTreeMap, BTreeSet};
@@ -55,8 +55,10 @@ impl StaleLeader {
     ) -> bool {
         let now = cluster.now();
         let window = Self::election_timeout_ms(cluster, node);
-        for v in two_way_peers(cluster, node) {
-            self.last_contact.insert((node.id(), v), now);
+        for v in node.voters().each_voter() {
+            if two_way(cluster, node, v) {
+                self.last_contact.insert((node.id(), v), now);
+            }
         }
         let recent = |last: &BTreeMap<(MemberId, MemberId), Millis>, v: MemberId| {
             v == node.id()

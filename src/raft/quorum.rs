@@ -107,6 +107,13 @@ impl JointConfig {
         self.incoming.voters.contains(&id) || self.outgoing.voters.contains(&id)
     }
 
+    /// Every voter of either half, each once: the incoming half's in order, then the
+    /// outgoing half's others (no set built, for callers that only visit them).
+    pub fn each_voter(&self) -> impl Iterator<Item = MemberId> + '_ {
+        let others = self.outgoing.voters.difference(&self.incoming.voters);
+        self.incoming.voters.iter().chain(others).copied()
+    }
+
     /// Every voter of either half, each once, in order.
     pub fn voters(&self) -> BTreeSet<MemberId> {
         self.incoming

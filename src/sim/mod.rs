@@ -506,6 +506,12 @@ impl<P: Process> Sim<P> {
         self.slots.get(&id).is_some_and(|s| s.process.is_running())
     }
 
+    /// Each process with whether it is paused and its incarnation, in id order: in one pass,
+    /// for those who ask after every member many times.
+    pub fn process_states(&self) -> impl Iterator<Item = (MemberId, &P, bool, u64)> {
+        (self.slots.iter()).map(|(id, s)| (*id, &s.process, s.paused, s.incarnation))
+    }
+
     pub fn is_paused(&self, id: MemberId) -> bool {
         self.slots.get(&id).is_some_and(|s| s.paused)
     }
