@@ -623,7 +623,7 @@ impl Member {
             if entry.kind == EntryKind::Normal {
                 self.apply_data(&entry.data, entry.index, entry.term, ctx.now);
             }
-            ctx.note(format!("apply {entry}"));
+            ctx.note_fmt(format_args!("apply {entry}"));
         }
         for read in &rd.read_states {
             if let Some(pending) = self.reads.iter_mut().find(|r| r.ctx == read.ctx) {
@@ -898,12 +898,7 @@ mod tests {
     use crate::raft::{Body, ConfChange, ConfChangeOp, Entry};
 
     fn ctx() -> Ctx<Message> {
-        Ctx {
-            now: 0,
-            outbox: Vec::new(),
-            wakeups: Vec::new(),
-            notes: Vec::new(),
-        }
+        Ctx::new(0)
     }
 
     fn add_voter(index: Index, term: Term, id: u64) -> Entry {
