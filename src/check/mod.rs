@@ -265,8 +265,8 @@ impl Monitor {
 pub struct Scope<'a> {
     world: &'a Cluster,
     /// The members that hold the cluster ID, as they are at this observation, in id order:
-    /// the checkers ask after each of them dozens of times an observation, where a lookup in
-    /// the world's map each was a third of the monitor's work.
+    /// the checkers ask after each of them dozens of times an observation, and a lookup in
+    /// the world's map for each answer cost more than the answer.
     members: Vec<Present<'a>>,
 }
 
