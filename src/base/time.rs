@@ -2,6 +2,8 @@
 //! the tools print (RFC 3339 at three precisions, RFC 1123, `date`'s names), so every layer
 //! shows a wall-clock time the same way.
 
+use std::fmt;
+
 const DAY_S: i64 = 86_400;
 
 /// English day abbreviations, from Thursday: 1970-01-01 was a Thursday.
@@ -74,18 +76,20 @@ impl Civil {
     }
 
     /// `2026-01-01` (Go writes years before 1 AD as `-0001`).
-    pub fn date(&self) -> String {
-        let (y, m, d) = (self.year, self.month, self.day);
-        if y < 0 {
-            format!("-{:04}-{m:02}-{d:02}", -y)
-        } else {
-            format!("{y:04}-{m:02}-{d:02}")
-        }
+    pub fn date(&self) -> impl fmt::Display + '_ {
+        fmt::from_fn(|f| {
+            let (y, m, d) = (self.year, self.month, self.day);
+            let sign = if y < 0 { "-" } else { "" };
+            write!(f, "{sign}{:04}-{m:02}-{d:02}", y.abs())
+        })
     }
 
     /// `00:00:05`.
-    pub fn time_of_day(&self) -> String {
-        format!("{:02}:{:02}:{:02}", self.hour, self.minute, self.second)
+    pub fn time_of_day(&self) -> impl fmt::Display + '_ {
+        fmt::from_fn(|f| {
+            let (h, m, s) = (self.hour, self.minute, self.second);
+            write!(f, "{h:02}:{m:02}:{s:02}")
+        })
     }
 }
 

@@ -25,6 +25,7 @@ use base64::{DecodeError, Engine};
 use quantity::{quantity, QUANTITY_FORMAT};
 use schema::{GO_TYPES, KINDS, MESSAGES};
 use serde_json::{Map, Number, Value};
+use std::fmt;
 use types::{Field, Message, Ty, INLINE, MAP, OMITEMPTY, OMITZERO, PTR, REPEATED};
 
 const MAGIC: &[u8] = b"k8s\0";
@@ -38,16 +39,15 @@ pub fn encode(obj: &Value) -> Result<Vec<u8>, String> {
     let text = |k: &str| map.get(k).and_then(Value::as_str).unwrap_or("");
     let (api_version, kind) = (text("apiVersion"), text("kind"));
     let m = message_for(api_version, kind)?;
-    let mut raw = Vec::new();
-    encode_msg(m, map, m.name, "", &mut raw)?;
-    let mut type_meta = Vec::new();
-    put(&mut type_meta, 1, Enc::Len(api_version.into()));
-    put(&mut type_meta, 2, Enc::Len(kind.into()));
     let mut out = MAGIC.to_vec();
-    put(&mut out, 1, Enc::Len(type_meta));
-    put(&mut out, 2, Enc::Len(raw));
-    put(&mut out, 3, Enc::Len(Vec::new()));
-    put(&mut out, 4, Enc::Len(Vec::new()));
+    put_nested(&mut out, 1, |type_meta| {
+        put_bytes(type_meta, 1, api_version.as_bytes());
+        put_bytes(type_meta, 2, kind.as_bytes());
+        Ok(())
+    })?;
+    put_nested(&mut out, 2, |raw| encode_msg(m, map, m.name, None, raw))?;
+    put_bytes(&mut out, 3, b"");
+    put_bytes(&mut out, 4, b"");
     Ok(out)
 }
 
@@ -64,7 +64,8 @@ pub fn decode(bytes: &[u8]) -> Result<Value, String> {
         return Err("empty body".into());
     }
     let (mut type_meta, mut raw): (&[u8], &[u8]) = (&[], &[]);
-    for (num, wire) in read_fields(body, "Unknown")? {
+    for field in read_fields(body, "Unknown") {
+        let (num, wire) = field?;
         match (num, wire) {
             (1, Wire::Bytes(b)) => type_meta = b,
             (2, Wire::Bytes(b)) => raw = b,
@@ -74,10 +75,11 @@ pub fn decode(bytes: &[u8]) -> Result<Value, String> {
         }
     }
     let (mut api_version, mut kind) = (String::new(), String::new());
-    for (num, wire) in read_fields(type_meta, "TypeMeta")? {
+    for field in read_fields(type_meta, "TypeMeta") {
+        let (num, wire) = field?;
         match (num, wire) {
-            (1, Wire::Bytes(b)) => api_version = String::from_utf8_lossy(b).into(),
-            (2, Wire::Bytes(b)) => kind = String::from_utf8_lossy(b).into(),
+            (1, Wire::Bytes(b)) => api_version = text(b),
+            (2, Wire::Bytes(b)) => kind = text(b),
             (1 | 2, w) => return Err(wrong_wire(&w, "TypeMeta")),
             _ => {}
         }
@@ -205,12 +207,6 @@ fn join(path: &str, key: &str) -> String {
 
 // ----- encoding ---------------------------------------------------------------------------
 
-/// One field's payload on the wire.
-enum Enc {
-    Varint(u64),
-    Len(Vec<u8>),
-}
-
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
@@ -219,76 +215,98 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-fn put(out: &mut Vec<u8>, num: u16, enc: Enc) {
-    let key = u64::from(num) << 3;
-    match enc {
-        Enc::Varint(v) => {
-            put_varint(out, key);
-            put_varint(out, v);
-        }
-        Enc::Len(bytes) => {
-            put_varint(out, key | 2);
-            put_varint(out, bytes.len() as u64);
-            out.extend_from_slice(&bytes);
-        }
-    }
+fn put_key(out: &mut Vec<u8>, num: u16, wire_type: u64) {
+    put_varint(out, u64::from(num) << 3 | wire_type);
+}
+
+fn put_varint_field(out: &mut Vec<u8>, num: u16, v: u64) {
+    put_key(out, num, 0);
+    put_varint(out, v);
+}
+
+fn put_bytes(out: &mut Vec<u8>, num: u16, bytes: &[u8]) {
+    put_key(out, num, 2);
+    put_varint(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
+}
+
+/// A length-delimited field whose payload `body` writes in place: its length goes in front
+/// once known, so a nested message is never built in a buffer of its own.
+fn put_nested(
+    out: &mut Vec<u8>,
+    num: u16,
+    body: impl FnOnce(&mut Vec<u8>) -> Result<(), String>,
+) -> Result<(), String> {
+    put_key(out, num, 2);
+    let start = out.len();
+    body(out)?;
+    let mut len = Vec::with_capacity(10);
+    put_varint(&mut len, (out.len() - start) as u64);
+    out.splice(start..start, len);
+    Ok(())
 }
 
 /// Writes the fields of `m` found in `obj`, in field-number order. `st` is the Go struct the
-/// JSON object decodes into and `path` its JSON path, both for error messages.
+/// JSON object decodes into and `at` its JSON path, both for error messages.
 fn encode_msg(
     m: &Message,
     obj: &Map<String, Value>,
     st: &str,
-    path: &str,
+    at: Option<&Path>,
     out: &mut Vec<u8>,
 ) -> Result<(), String> {
     for f in m.fields {
         if let Some(inner) = f.inline() {
-            let mut buf = Vec::new();
-            encode_msg(inner, obj, st, path, &mut buf)?;
-            put(out, f.num, Enc::Len(buf));
+            put_nested(out, f.num, |out| encode_msg(inner, obj, st, at, out))?;
             continue;
         }
-        let cx = Cx {
-            st,
-            path: join(path, f.json),
+        let path = Path {
+            up: at,
+            key: f.json,
         };
+        let cx = Cx { st, path: &path };
         let v = obj.get(f.json).unwrap_or(&Value::Null);
         match v {
             Value::Null if f.has(PTR | REPEATED | MAP) => {}
             Value::Array(items) if f.has(REPEATED) => {
                 for item in items {
-                    if let Some(enc) = to_wire(f, item, &cx, true)? {
-                        put(out, f.num, enc);
-                    }
+                    to_wire(f, item, &cx, true, f.num, out)?;
                 }
             }
             Value::Object(entries) if f.has(MAP) => {
                 for (key, item) in entries {
-                    let mut entry = Vec::new();
-                    put(&mut entry, 1, Enc::Len(key.as_bytes().to_vec()));
-                    if let Some(enc) = to_wire(f, item, &cx, true)? {
-                        put(&mut entry, 2, enc);
-                    }
-                    put(out, f.num, Enc::Len(entry));
+                    put_nested(out, f.num, |entry| {
+                        put_bytes(entry, 1, key.as_bytes());
+                        to_wire(f, item, &cx, true, 2, entry)
+                    })?;
                 }
             }
             _ if f.has(REPEATED | MAP) => return Err(cx.type_error(v, &f.go_type(false))),
-            _ => {
-                if let Some(enc) = to_wire(f, v, &cx, false)? {
-                    put(out, f.num, enc);
-                }
-            }
+            _ => to_wire(f, v, &cx, false, f.num, out)?,
         }
     }
     Ok(())
 }
 
+/// A JSON path as a chain of keys, joined (`spec.template.metadata`) only for an error's text.
+struct Path<'a> {
+    up: Option<&'a Path<'a>>,
+    key: &'a str,
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if let Some(up) = self.up {
+            write!(f, "{up}.")?;
+        }
+        f.write_str(self.key)
+    }
+}
+
 /// Where a JSON value sits, for Go's `UnmarshalTypeError` text.
 struct Cx<'a> {
     st: &'a str,
-    path: String,
+    path: &'a Path<'a>,
 }
 
 impl Cx<'_> {
@@ -305,51 +323,55 @@ impl Cx<'_> {
     }
 
     fn error(&self, found: &str, go_type: &str) -> String {
-        let (st, path) = (self.st, &self.path);
+        let (st, path) = (self.st, self.path);
         format!("json: cannot unmarshal {found} into Go struct field {st}.{path} of type {go_type}")
     }
 }
 
-/// One JSON value of field `f` (an element when `element`) as Go would unmarshal and then
-/// marshal it to protobuf; `None` when Go writes nothing (a nil `[]byte`).
-fn to_wire(f: &Field, v: &Value, cx: &Cx, element: bool) -> Result<Option<Enc>, String> {
-    let bad = || cx.type_error(v, &f.go_type(element));
+/// One JSON value of field `f` (an element when `element`), as Go would unmarshal and then
+/// marshal it to protobuf, written to `out` as field `num`; nothing when Go writes nothing
+/// (a nil `[]byte`).
+fn to_wire(
+    f: &Field,
+    v: &Value,
+    cx: &Cx,
+    element: bool,
+    num: u16,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
     let int = |n: &Number, bits32: bool, go_type: &str| match n.as_i64() {
         Some(i) if !bits32 || i32::try_from(i).is_ok() => Ok(i),
         _ => Err(cx.error(&format!("number {n}"), go_type)),
     };
-    let enc = match (f.ty, v) {
-        (Ty::Str, Value::Null) => Enc::Len(Vec::new()),
-        (Ty::Str, Value::String(s)) => Enc::Len(s.as_bytes().to_vec()),
-        (Ty::Bool, Value::Null) => Enc::Varint(0),
-        (Ty::Bool, Value::Bool(b)) => Enc::Varint(u64::from(*b)),
-        (Ty::I32 | Ty::I64, Value::Null) => Enc::Varint(0),
+    match (f.ty, v) {
+        (Ty::Str, Value::Null) => put_bytes(out, num, b""),
+        (Ty::Str, Value::String(s)) => put_bytes(out, num, s.as_bytes()),
+        (Ty::Bool, Value::Null) => put_varint_field(out, num, 0),
+        (Ty::Bool, Value::Bool(b)) => put_varint_field(out, num, u64::from(*b)),
+        (Ty::I32 | Ty::I64, Value::Null) => put_varint_field(out, num, 0),
         (Ty::I32 | Ty::I64, Value::Number(n)) => {
-            Enc::Varint(int(n, f.ty == Ty::I32, &f.go_type(element))? as u64)
+            let i = int(n, f.ty == Ty::I32, &f.go_type(element))?;
+            put_varint_field(out, num, i as u64);
         }
-        (Ty::Bytes, Value::Null) => return Ok(None),
-        (Ty::Bytes, Value::String(s)) => Enc::Len(base64_decode(s)?),
-        (Ty::Msg(_), Value::Null) => Enc::Len(Vec::new()),
+        (Ty::Bytes, Value::Null) => {}
+        (Ty::Bytes, Value::String(s)) => put_bytes(out, num, &base64_decode(s)?),
+        (Ty::Msg(_), Value::Null) => put_bytes(out, num, b""),
         (Ty::Msg(i), Value::Object(o)) => {
-            let mut buf = Vec::new();
-            encode_msg(msg(i), o, msg(i).name, &cx.path, &mut buf)?;
-            Enc::Len(buf)
+            let m = msg(i);
+            put_nested(out, num, |out| encode_msg(m, o, m.name, Some(cx.path), out))?;
         }
-        (Ty::Time | Ty::MicroTime, Value::Null) => Enc::Len(Vec::new()),
+        (Ty::Time | Ty::MicroTime, Value::Null) => put_bytes(out, num, b""),
         (Ty::Time | Ty::MicroTime, Value::String(s)) => {
             let micro = f.ty == Ty::MicroTime;
             let (secs, nanos) = time::parse_rfc3339_go(s, micro)?;
-            let mut buf = Vec::new();
-            if (secs, nanos) != (ZERO_TIME_SECS, 0) {
-                put(&mut buf, 1, Enc::Varint(secs as u64));
-                // metav1.Time keeps whole seconds only (apimachinery time_proto.go).
-                put(
-                    &mut buf,
-                    2,
-                    Enc::Varint(if micro { nanos as u64 } else { 0 }),
-                );
-            }
-            Enc::Len(buf)
+            put_nested(out, num, |out| {
+                if (secs, nanos) != (ZERO_TIME_SECS, 0) {
+                    put_varint_field(out, 1, secs as u64);
+                    // metav1.Time keeps whole seconds only (apimachinery time_proto.go).
+                    put_varint_field(out, 2, if micro { nanos as u64 } else { 0 });
+                }
+                Ok(())
+            })?;
         }
         (Ty::Time | Ty::MicroTime, _) => return Err(cx.type_error(v, "string")),
         (Ty::Quantity, _) => {
@@ -359,9 +381,10 @@ fn to_wire(f: &Field, v: &Value, cx: &Cx, element: bool) -> Result<Option<Enc>, 
                 Value::Number(n) => quantity(&n.to_string())?,
                 _ => return Err(QUANTITY_FORMAT.into()),
             };
-            let mut buf = Vec::new();
-            put(&mut buf, 1, Enc::Len(canonical.into_bytes()));
-            Enc::Len(buf)
+            put_nested(out, num, |out| {
+                put_bytes(out, 1, canonical.as_bytes());
+                Ok(())
+            })?;
         }
         (Ty::IntOrString, _) => {
             let (kind, int_val, str_val) = match v {
@@ -370,22 +393,22 @@ fn to_wire(f: &Field, v: &Value, cx: &Cx, element: bool) -> Result<Option<Enc>, 
                 Value::Number(n) => (0, int(n, true, "int32")?, ""),
                 _ => return Err(cx.type_error(v, "int32")),
             };
-            let mut buf = Vec::new();
-            put(&mut buf, 1, Enc::Varint(kind));
-            put(&mut buf, 2, Enc::Varint(int_val as u64));
-            put(&mut buf, 3, Enc::Len(str_val.as_bytes().to_vec()));
-            Enc::Len(buf)
+            put_nested(out, num, |out| {
+                put_varint_field(out, 1, kind);
+                put_varint_field(out, 2, int_val as u64);
+                put_bytes(out, 3, str_val.as_bytes());
+                Ok(())
+            })?;
         }
-        (Ty::RawJson, _) => {
-            let mut buf = Vec::new();
+        (Ty::RawJson, _) => put_nested(out, num, |out| {
             if !v.is_null() {
-                put(&mut buf, 1, Enc::Len(v.to_string().into_bytes()));
+                put_bytes(out, 1, v.to_string().as_bytes());
             }
-            Enc::Len(buf)
-        }
-        _ => return Err(bad()),
-    };
-    Ok(Some(enc))
+            Ok(())
+        })?,
+        _ => return Err(cx.type_error(v, &f.go_type(element))),
+    }
+    Ok(())
 }
 
 /// Go's `base64.StdEncoding`: padding required, trailing bits ignored, newlines skipped.
@@ -417,6 +440,14 @@ enum Wire<'a> {
 
 const EOF: &str = "unexpected EOF";
 
+/// A string field's bytes as Go's `encoding/json` prints them: invalid UTF-8 becomes U+FFFD.
+fn text(b: &[u8]) -> String {
+    match std::str::from_utf8(b) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(b).into_owned(),
+    }
+}
+
 fn read_varint(buf: &[u8], pos: &mut usize) -> Result<u64, String> {
     let mut v = 0;
     for shift in (0..64).step_by(7) {
@@ -441,46 +472,84 @@ fn take<'a>(buf: &'a [u8], pos: &mut usize, len: u64) -> Result<&'a [u8], String
     Ok(bytes)
 }
 
-/// The top-level fields of one message, in wire order; groups are skipped whole.
-fn read_fields<'a>(buf: &'a [u8], name: &str) -> Result<Vec<(u64, Wire<'a>)>, String> {
-    let (mut out, mut pos, mut depth) = (Vec::new(), 0, 0usize);
-    while pos < buf.len() {
-        let key = read_varint(buf, &mut pos)?;
-        let (num, wire_type) = (key >> 3, key & 7);
-        if num == 0 {
-            return Err(format!(
-                "proto: {name}: illegal tag 0 (wire type {wire_type})"
-            ));
-        }
-        let wire = match wire_type {
-            0 => Wire::Varint(read_varint(buf, &mut pos)?),
-            1 | 5 => {
-                take(buf, &mut pos, if wire_type == 1 { 8 } else { 4 })?;
-                Wire::Other(wire_type)
-            }
-            2 => {
-                let len = read_varint(buf, &mut pos)?;
-                Wire::Bytes(take(buf, &mut pos, len)?)
-            }
-            3 => Wire::Other(3),
-            4 if depth > 0 => {
-                depth -= 1;
-                continue;
-            }
-            4 => return Err(format!("proto: {name}: wiretype end group for non-group")),
-            _ => return Err(format!("proto: illegal wireType {wire_type}")),
-        };
-        if depth == 0 {
-            out.push((num, wire));
-        }
-        if wire_type == 3 {
-            depth += 1;
-        }
+/// The top-level fields of one message, in wire order, read as they are asked for (as Go's
+/// generated `Unmarshal` reads them); groups are skipped whole.
+fn read_fields<'a>(buf: &'a [u8], name: &'a str) -> Fields<'a> {
+    Fields {
+        buf,
+        name,
+        pos: 0,
+        depth: 0,
     }
-    if depth > 0 {
-        return Err(EOF.into());
+}
+
+struct Fields<'a> {
+    buf: &'a [u8],
+    name: &'a str,
+    pos: usize,
+    depth: usize,
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = Result<(u64, Wire<'a>), String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let item = self.read();
+        if item.is_err() {
+            // One error ends the message.
+            self.pos = self.buf.len();
+            self.depth = 0;
+        }
+        item.transpose()
     }
-    Ok(out)
+}
+
+impl<'a> Fields<'a> {
+    fn read(&mut self) -> Result<Option<(u64, Wire<'a>)>, String> {
+        let (buf, pos) = (self.buf, &mut self.pos);
+        while *pos < buf.len() {
+            let key = read_varint(buf, pos)?;
+            let (num, wire_type) = (key >> 3, key & 7);
+            if num == 0 {
+                return Err(format!(
+                    "proto: {}: illegal tag 0 (wire type {wire_type})",
+                    self.name
+                ));
+            }
+            let wire = match wire_type {
+                0 => Wire::Varint(read_varint(buf, pos)?),
+                1 | 5 => {
+                    take(buf, pos, if wire_type == 1 { 8 } else { 4 })?;
+                    Wire::Other(wire_type)
+                }
+                2 => {
+                    let len = read_varint(buf, pos)?;
+                    Wire::Bytes(take(buf, pos, len)?)
+                }
+                3 => Wire::Other(3),
+                4 if self.depth > 0 => {
+                    self.depth -= 1;
+                    continue;
+                }
+                4 => {
+                    let name = self.name;
+                    return Err(format!("proto: {name}: wiretype end group for non-group"));
+                }
+                _ => return Err(format!("proto: illegal wireType {wire_type}")),
+            };
+            let top = self.depth == 0;
+            if wire_type == 3 {
+                self.depth += 1;
+            }
+            if top {
+                return Ok(Some((num, wire)));
+            }
+        }
+        if self.depth > 0 {
+            return Err(EOF.into());
+        }
+        Ok(None)
+    }
 }
 
 fn wrong_wire(wire: &Wire, field: &str) -> String {
@@ -495,7 +564,8 @@ fn wrong_wire(wire: &Wire, field: &str) -> String {
 /// Reads the fields of `m` from `buf` into `out` (an inlined struct shares its parent's
 /// object; a message seen twice merges, as in Go), then fills in what Go would print.
 fn decode_msg(m: &Message, buf: &[u8], out: &mut Map<String, Value>) -> Result<(), String> {
-    for (num, wire) in read_fields(buf, m.name)? {
+    for field in read_fields(buf, m.name) {
+        let (num, wire) = field?;
         let Some(f) = m.fields.iter().find(|f| u64::from(f.num) == num) else {
             continue;
         };
@@ -507,12 +577,12 @@ fn decode_msg(m: &Message, buf: &[u8], out: &mut Map<String, Value>) -> Result<(
                     return Err(wrong_wire(&wire, f.json));
                 };
                 let (key, value) = decode_entry(f, entry)?;
-                let mut map = match out.remove(f.json) {
-                    Some(Value::Object(map)) => map,
-                    _ => Map::new(),
-                };
-                map.insert(key, value);
-                out.insert(f.json.into(), Value::Object(map));
+                if let Some(Value::Object(map)) = out.get_mut(f.json) {
+                    map.insert(key, value);
+                } else {
+                    let map = Map::from_iter([(key, value)]);
+                    out.insert(f.json.into(), Value::Object(map));
+                }
             }
             (None, Wire::Bytes(packed)) if f.has(REPEATED) && f.ty.is_varint() => {
                 let mut pos = 0;
@@ -526,9 +596,14 @@ fn decode_msg(m: &Message, buf: &[u8], out: &mut Map<String, Value>) -> Result<(
                 push(out, f.json, v);
             }
             (None, wire) => {
-                let previous = out.remove(f.json);
-                let v = decode_value(f, wire, previous)?;
-                out.insert(f.json.into(), v);
+                // Only a message merges with what came before; a scalar's last value wins.
+                if let (Ty::Msg(_), Some(slot)) = (f.ty, out.get_mut(f.json)) {
+                    let previous = slot.take();
+                    *slot = decode_value(f, wire, Some(previous))?;
+                } else {
+                    let v = decode_value(f, wire, None)?;
+                    out.insert(f.json.into(), v);
+                }
             }
         }
     }
@@ -555,9 +630,10 @@ fn push(out: &mut Map<String, Value>, key: &str, v: Value) {
 /// A map entry {key = 1, value = 2}; a missing value is the type's zero, as in Go.
 fn decode_entry(f: &Field, buf: &[u8]) -> Result<(String, Value), String> {
     let (mut key, mut value) = (String::new(), None);
-    for (num, wire) in read_fields(buf, f.json)? {
+    for field in read_fields(buf, f.json) {
+        let (num, wire) = field?;
         match (num, wire) {
-            (1, Wire::Bytes(b)) => key = String::from_utf8_lossy(b).into(),
+            (1, Wire::Bytes(b)) => key = text(b),
             (1, w) => return Err(wrong_wire(&w, f.json)),
             (2, w) => value = Some(decode_value(f, w, None)?),
             _ => {}
@@ -578,7 +654,7 @@ fn decode_value(f: &Field, wire: Wire, previous: Option<Value>) -> Result<Value,
         // Go's generated code keeps the low 32 bits.
         (Ty::I32, Wire::Varint(v)) => Value::from(v as i32),
         (Ty::I64, Wire::Varint(v)) => Value::from(v as i64),
-        (Ty::Str, Wire::Bytes(b)) => Value::from(String::from_utf8_lossy(b)),
+        (Ty::Str, Wire::Bytes(b)) => Value::from(text(b)),
         (Ty::Bytes, Wire::Bytes(b)) => Value::from(GO_BASE64.encode(b)),
         (Ty::Msg(i), Wire::Bytes(b)) => {
             let mut o = match previous {
@@ -591,9 +667,10 @@ fn decode_value(f: &Field, wire: Wire, previous: Option<Value>) -> Result<Value,
         (Ty::Time | Ty::MicroTime, Wire::Bytes(b)) => decode_time(b, f.ty == Ty::MicroTime)?,
         (Ty::Quantity, Wire::Bytes(b)) => {
             let mut s = None;
-            for (num, wire) in read_fields(b, "Quantity")? {
+            for field in read_fields(b, "Quantity") {
+                let (num, wire) = field?;
                 match (num, wire) {
-                    (1, Wire::Bytes(b)) => s = Some(String::from_utf8_lossy(b).into_owned()),
+                    (1, Wire::Bytes(b)) => s = Some(text(b)),
                     (1, w) => return Err(wrong_wire(&w, "Quantity")),
                     _ => {}
                 }
@@ -602,11 +679,12 @@ fn decode_value(f: &Field, wire: Wire, previous: Option<Value>) -> Result<Value,
         }
         (Ty::IntOrString, Wire::Bytes(b)) => {
             let (mut kind, mut int_val, mut str_val) = (0, 0, String::new());
-            for (num, wire) in read_fields(b, "IntOrString")? {
+            for field in read_fields(b, "IntOrString") {
+                let (num, wire) = field?;
                 match (num, wire) {
                     (1, Wire::Varint(v)) => kind = v as i64,
                     (2, Wire::Varint(v)) => int_val = v as i32,
-                    (3, Wire::Bytes(b)) => str_val = String::from_utf8_lossy(b).into(),
+                    (3, Wire::Bytes(b)) => str_val = text(b),
                     (1..=3, w) => return Err(wrong_wire(&w, "IntOrString")),
                     _ => {}
                 }
@@ -619,7 +697,8 @@ fn decode_value(f: &Field, wire: Wire, previous: Option<Value>) -> Result<Value,
         }
         (Ty::RawJson, Wire::Bytes(b)) => {
             let mut raw: &[u8] = &[];
-            for (num, wire) in read_fields(b, "RawExtension")? {
+            for field in read_fields(b, "RawExtension") {
+                let (num, wire) = field?;
                 match (num, wire) {
                     (1, Wire::Bytes(b)) => raw = b,
                     (1, w) => return Err(wrong_wire(&w, "RawExtension")),
@@ -705,7 +784,8 @@ const ZERO_TIME_SECS: i64 = -62_135_596_800;
 
 fn decode_time(buf: &[u8], micro: bool) -> Result<Value, String> {
     let (mut secs, mut nanos) = (0i64, 0i64);
-    for (num, wire) in read_fields(buf, "Timestamp")? {
+    for field in read_fields(buf, "Timestamp") {
+        let (num, wire) = field?;
         match (num, wire) {
             (1, Wire::Varint(v)) => secs = v as i64,
             (2, Wire::Varint(v)) => nanos = i64::from(v as i32),
