@@ -66,7 +66,8 @@ impl WatchKind {
 pub struct WatchEvent {
     pub kind: WatchKind,
     pub key: String,
-    pub object: Value,
+    /// Shared with the watch cache.
+    pub object: Arc<Value>,
     pub revision: i64,
 }
 
@@ -419,7 +420,7 @@ impl ApiServer {
         caller: &Caller,
         r: &Resource,
         key: &str,
-        obj: &Value,
+        mut obj: Value,
     ) -> Result<(Value, Vec<u8>), ApiError> {
         let bad = |why: String| {
             ApiError::bad_request(format!(
@@ -428,7 +429,9 @@ impl ApiServer {
                 v = r.version
             ))
         };
-        let obj = strip_rv(obj);
+        if let Some(m) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+            m.remove("resourceVersion");
+        }
         if caller.is_kubectl() {
             let unknown = super::proto::unknown_fields(&obj);
             if !unknown.is_empty() {
@@ -609,7 +612,7 @@ impl ApiServer {
         }
         super::defaults::apply(r, &mut obj, now);
         let key = r.key(&ns, &name);
-        let (stored, bytes) = self.normalize(caller, r, &key, &obj)?;
+        let (stored, bytes) = self.normalize(caller, r, &key, obj)?;
         let mut obj = stored;
         let value = self.seal(r.plural, &key, bytes);
         let lease = self.lease_for(world, r)?;
@@ -723,7 +726,7 @@ impl ApiServer {
         let key = r.key(ns, name);
         let mut kv = self.get_kv(world, r, ns, name)?;
         for _ in 0..CAS_RETRIES {
-            let cur = self.decode(&kv)?;
+            let mut cur = self.decode(&kv)?;
             let mut new = try_update(&cur)?;
             // metadata.generation counts changes of the spec (not of status or metadata).
             if let Some(g) = meta::i64_at(&cur, &["metadata", "generation"]) {
@@ -731,8 +734,8 @@ impl ApiServer {
                 meta::obj_mut(&mut new, &["metadata"])
                     .insert("generation".into(), json!(if changed { g + 1 } else { g }));
             }
-            let (stored, bytes) = self.normalize(caller, r, &key, &new)?;
-            if stored == strip_rv(&cur) {
+            let (stored, bytes) = self.normalize(caller, r, &key, new)?;
+            if unchanged(&stored, &mut cur) {
                 return Ok(cur);
             }
             let mut new = stored;
@@ -899,7 +902,8 @@ impl ApiServer {
                 let Ok(obj) = self.decode(&ev.kv) else {
                     return;
                 };
-                self.cache.insert(key.clone(), Arc::new(obj.clone()));
+                let obj = Arc::new(obj);
+                self.cache.insert(key.clone(), Arc::clone(&obj));
                 let kind = if ev.kv.create_revision == ev.kv.mod_revision {
                     WatchKind::Added
                 } else {
@@ -913,7 +917,7 @@ impl ApiServer {
                 };
                 meta::obj_mut(&mut obj, &["metadata"])
                     .insert("resourceVersion".into(), json!(revision.to_string()));
-                (WatchKind::Deleted, obj)
+                (WatchKind::Deleted, Arc::new(obj))
             }
         };
         // Only a change of the cache makes a new state, and each is in the history.
@@ -1293,12 +1297,16 @@ fn first_kv(responses: &[ResponseOp]) -> Option<KeyValue> {
     }
 }
 
-fn strip_rv(v: &Value) -> Value {
-    let mut v = v.clone();
-    if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
-        m.remove("resourceVersion");
+/// Whether an update wrote nothing new: `stored` (no resourceVersion) is `cur` but for its
+/// resourceVersion. Compared in place: a copy of `cur` cost as much as the decode.
+fn unchanged(stored: &Value, cur: &mut Value) -> bool {
+    let metadata = meta::obj_mut(cur, &["metadata"]);
+    let rv = metadata.remove("resourceVersion");
+    let same = stored == cur;
+    if let Some(rv) = rv {
+        meta::obj_mut(cur, &["metadata"]).insert("resourceVersion".into(), rv);
     }
-    v
+    same
 }
 
 fn kind_for_errors(r: &Resource) -> String {
