@@ -422,3 +422,33 @@ fn kubeadm_runs_coredns_with_pod_ips_from_each_nodes_range() {
     ranges.dedup();
     assert_eq!(ranges.len(), 2, "one on each worker: {ranges:?}");
 }
+
+/// The apiserver's memory of recent decodes changes no answer: a copy of the server (which
+/// starts without it) reads every object alike, and bytes written behind its back under a
+/// remembered key are decoded afresh.
+#[test]
+fn remembered_decodes_read_as_fresh_ones() {
+    use crate::etcd::{PutRequest, Request};
+    let (mut w, mut cp) = with_web(3);
+    let t = w.now() + 8_000;
+    cp.run_until(&mut w, t);
+    let (warm, _) = cp.api.list(&mut w, &meta::PODS, Some("default")).unwrap();
+    let mut fresh_api = cp.api.clone();
+    let (fresh, _) = fresh_api
+        .list(&mut w, &meta::PODS, Some("default"))
+        .unwrap();
+    assert_eq!(warm.len(), 3);
+    assert_eq!(warm, fresh);
+    let cm = json!({"metadata": {"name": "c"}, "data": {"k": "v"}});
+    cp.api.create(&tester(), &mut w, &CONFIGMAPS, cm).unwrap();
+    let before = cp.api.get(&mut w, &CONFIGMAPS, "default", "c").unwrap();
+    assert_eq!(before["data"]["k"], "v");
+    let key = CONFIGMAPS.key("default", "c");
+    let body = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "c", "namespace": "default"}, "data": {"k": "w"}});
+    let put = PutRequest::new(key, body.to_string().into_bytes());
+    let ep = w.client_endpoints()[0];
+    w.kv(ep, Request::Put(put), false, 7_000).unwrap();
+    let after = cp.api.get(&mut w, &CONFIGMAPS, "default", "c").unwrap();
+    assert_eq!(after["data"]["k"], "w");
+}
