@@ -207,12 +207,20 @@ fn join(path: &str, key: &str) -> String {
 
 // ----- encoding ---------------------------------------------------------------------------
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+/// `v` as a protobuf varint: its bytes and how many there are.
+fn varint(mut v: u64) -> ([u8; 10], usize) {
+    let (mut bytes, mut n) = ([0; 10], 0);
     while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
+        bytes[n] = v as u8 | 0x80;
+        (v, n) = (v >> 7, n + 1);
     }
-    out.push(v as u8);
+    bytes[n] = v as u8;
+    (bytes, n + 1)
+}
+
+fn put_varint(out: &mut Vec<u8>, v: u64) {
+    let (bytes, n) = varint(v);
+    out.extend_from_slice(&bytes[..n]);
 }
 
 fn put_key(out: &mut Vec<u8>, num: u16, wire_type: u64) {
@@ -240,9 +248,8 @@ fn put_nested(
     put_key(out, num, 2);
     let start = out.len();
     body(out)?;
-    let mut len = Vec::with_capacity(10);
-    put_varint(&mut len, (out.len() - start) as u64);
-    out.splice(start..start, len);
+    let (len, n) = varint((out.len() - start) as u64);
+    out.splice(start..start, len[..n].iter().copied());
     Ok(())
 }
 
